@@ -1,0 +1,1 @@
+//! The C ABI: `extern "C"` functions and `#[repr(C)]` types of upstream's headers.

@@ -1,0 +1,3 @@
+//! Compression codecs behind the blosc2 block pipeline.
+
+pub mod blosclz;
