@@ -1,1 +1,663 @@
-//! BloscLZ codec.
+//! BloscLZ, the FastLZ-derived codec that Blosc ships as its default.
+//!
+//! # Stream format
+//!
+//! A stream is a sequence of byte-aligned tokens, each introduced by a control
+//! byte `ctrl`:
+//!
+//! * `ctrl < 32`: a literal run of `ctrl + 1` bytes (1..=32) that follow verbatim.
+//! * `ctrl >= 32`: a back-reference. `ctrl >> 5` (1..=7) is the length code and
+//!   `ctrl & 31` the high bits of the distance. Code 7 means "long": extension
+//!   bytes follow and are summed while they equal 255. Then comes the low distance
+//!   byte. Copy length is `code + 2` (short) or `9 + sum` (long); the distance is
+//!   `(high << 8 | low) + 1`. The pair high = 31, low = 255 instead announces a
+//!   far match whose distance is a big-endian `u16` that follows, plus 8192.
+//!
+//! The first token is always a literal run; its control byte carries bit 5 as a
+//! format marker, which the decoder masks off.
+//!
+//! The encoder reproduces the reference implementation (C-Blosc2 3.3.5) byte for
+//! byte, including its entropy probe that gives up early on data that would not
+//! compress well enough for the requested level. Byte identity matters because
+//! chunk sizes must match what the reference produces.
+
+use crate::error::{Error, Result};
+
+/// Longest literal run one control byte can describe.
+const MAX_COPY: usize = 32;
+/// Near matches store (distance - 1) in 13 bits, minus one reserved escape value.
+const MAX_DISTANCE: usize = 8191;
+/// Matches at this distance or beyond are never emitted (16-bit far offset limit).
+const MAX_FARDISTANCE: usize = 65535 + MAX_DISTANCE - 1;
+/// The reference stops a match this many bytes before its first mismatch (plus
+/// one), trading a little ratio for decoder-friendly token boundaries.
+const IPSHIFT: usize = 4;
+/// Shortest (biased) match length worth a token.
+const MINLEN: usize = 4;
+/// Below these sizes the reference refuses to compress at all.
+const MIN_INPUT: usize = 16;
+const MIN_OUTPUT: usize = 66;
+
+/// Minimal compression ratio the entropy probe must predict, per clevel.
+const MIN_CRATIO: [f64; 10] = [0.0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0];
+
+/// Compress `input` at `clevel` (1..=9) into `output`.
+///
+/// Returns the number of bytes written, or 0 when the data is not worth
+/// compressing or does not fit: exactly when the reference `blosclz_compress`
+/// returns 0 with `maxout = output.len()`. Levels above 9 behave as 9; level 0
+/// never compresses.
+pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> usize {
+    if clevel == 0 || input.len() > i32::MAX as usize {
+        return 0;
+    }
+    let clevel = usize::from(clevel.min(9));
+    // Lower levels use smaller hash tables: cheaper to clear, more collisions.
+    match clevel {
+        1 => compress_level::<{ 1 << 12 }, false>(clevel, input, output),
+        2 => compress_level::<{ 1 << 13 }, false>(clevel, input, output),
+        9 => compress_level::<{ 1 << 14 }, true>(clevel, input, output),
+        _ => compress_level::<{ 1 << 14 }, false>(clevel, input, output),
+    }
+}
+
+/// Multiplicative hash of four bytes into a table of `N` (a power of two) slots.
+#[inline(always)]
+fn hash<const N: usize>(seq: u32) -> usize {
+    (seq.wrapping_mul(2_654_435_761) >> (32 - N.trailing_zeros())) as usize
+}
+
+#[inline(always)]
+fn read_u32(src: &[u8], pos: usize) -> u32 {
+    u32::from_le_bytes(src[pos..pos + 4].try_into().unwrap())
+}
+
+#[inline(always)]
+fn read_u64(src: &[u8], pos: usize) -> u64 {
+    u64::from_le_bytes(src[pos..pos + 8].try_into().unwrap())
+}
+
+/// Extends a match whose first bytes at `p` and `r` (`r < p`) are known equal.
+///
+/// Returns one past the first mismatching position at or after `p`, capped at
+/// `bound`: the reference's match scanners all reduce to this value, whatever
+/// vector width they use.
+#[inline(always)]
+fn match_end(src: &[u8], mut p: usize, mut r: usize, bound: usize) -> usize {
+    let src = &src[..bound];
+    while p + 8 <= src.len() {
+        let x = read_u64(src, p) ^ read_u64(src, r);
+        if x != 0 {
+            return p + (x.trailing_zeros() / 8) as usize + 1;
+        }
+        p += 8;
+        r += 8;
+    }
+    while p < src.len() {
+        if src[p] != src[r] {
+            return p + 1;
+        }
+        p += 1;
+        r += 1;
+    }
+    bound
+}
+
+/// The reference's entropy probe: a dry run of the parser over (at most) the
+/// first `N` bytes of `window`, counting output bytes instead of writing them.
+/// Returns consumed / produced; blocks predicted to compress poorly are skipped
+/// because they would also be slow to decompress.
+fn probe_cratio<const N: usize>(htab: &mut [u32; N], window: &[u8]) -> f64 {
+    let limit = window.len().min(N);
+    if limit <= 12 {
+        return 0.0;
+    }
+    let data = &window[..limit];
+    let ip_bound = limit - 1;
+    let ip_limit = limit - 12;
+    // Counters mirror the reference's bookkeeping: one control byte plus the
+    // four literals every stream starts with.
+    let mut oc: usize = 5;
+    let mut copy: usize = 4;
+    let mut ip = 0;
+    while ip < ip_limit {
+        let anchor = ip;
+        let seq = read_u32(data, anchor);
+        let h = hash::<N>(seq);
+        let r = htab[h] as usize;
+        htab[h] = anchor as u32;
+        let dist = anchor - r;
+        let mut is_match = dist != 0 && dist < MAX_FARDISTANCE && read_u32(data, r) == seq;
+        let mut end = 0;
+        if is_match {
+            end = match_end(data, anchor + 4, r + 4, ip_bound) - IPSHIFT;
+            is_match = end - anchor >= MINLEN;
+        }
+        if !is_match {
+            oc += 1;
+            copy += 1;
+            if copy == MAX_COPY {
+                copy = 0;
+                oc += 1;
+            }
+            ip = anchor + 1;
+            continue;
+        }
+        let len = end - anchor;
+        if copy == 0 {
+            oc -= 1;
+        }
+        copy = 0;
+        if len >= 7 {
+            oc += (len - 7) / 255 + 1;
+        }
+        oc += if dist - 1 < MAX_DISTANCE { 2 } else { 4 };
+        let seq = read_u32(data, end);
+        htab[hash::<N>(seq)] = end as u32;
+        ip = end + 2;
+        oc += 1;
+    }
+    ip as f64 / oc as f64
+}
+
+fn compress_level<const N: usize, const EXTRA_HASH: bool>(
+    clevel: usize,
+    input: &[u8],
+    output: &mut [u8],
+) -> usize {
+    let length = input.len();
+    let mut htab = [0u32; N];
+
+    // Probe the tail of the buffer; low levels look at less of it.
+    let maxlen = match clevel {
+        1 => length / 8,
+        2 | 3 => length / 4,
+        4..=6 => length / 2,
+        _ => length,
+    };
+    let cratio = probe_cratio(&mut htab, &input[length - maxlen..]);
+    if cratio < MIN_CRATIO[clevel] {
+        return 0;
+    }
+    if length < MIN_INPUT || output.len() < MIN_OUTPUT {
+        return 0;
+    }
+    htab.fill(0);
+
+    // The parse never depends on the output buffer, and every capacity check
+    // the reference performs is implied by its last one (room for the final
+    // literal plus a spare byte). So the reference succeeds exactly when the
+    // unbounded stream is shorter than `maxout`; we write tokens directly and
+    // bail out as soon as one would not fit, then check that final margin.
+    let ip_bound = length - 1;
+    let ip_limit = length - 12;
+    let mut w = Writer { out: output, op: 0 };
+    let mut lit = 0; // start of the pending literal run
+    let mut ip = 4; // the first four bytes are always literals
+    while ip < ip_limit {
+        let anchor = ip;
+        let seq = read_u32(input, anchor);
+        let h = hash::<N>(seq);
+        let r = htab[h] as usize;
+        htab[h] = anchor as u32;
+        let dist = anchor - r;
+        if dist == 0 || dist >= MAX_FARDISTANCE || read_u32(input, r) != seq {
+            ip = anchor + 1;
+            continue;
+        }
+        let end = match_end(input, anchor + 4, r + 4, ip_bound) - IPSHIFT;
+        let len = end - anchor;
+        let bdist = dist - 1;
+        // Short far matches cost as much as literals and slow the decoder.
+        if len < MINLEN || (len <= 5 && bdist >= MAX_DISTANCE) {
+            ip = anchor + 1;
+            continue;
+        }
+        if !w.literals(&input[lit..anchor]) || !w.matched(len, bdist) {
+            return 0;
+        }
+        // Seed the table at the match boundary; level 9 also hashes the next
+        // position, but (as the reference does) from the already loaded word
+        // shifted down, so only three real bytes feed that hash.
+        let seq = read_u32(input, end);
+        htab[hash::<N>(seq)] = end as u32;
+        if EXTRA_HASH {
+            htab[hash::<N>(seq >> 8)] = (end + 1) as u32;
+        }
+        ip = end + 2;
+        lit = ip;
+    }
+    if !w.literals(&input[lit..]) {
+        return 0;
+    }
+    let size = w.op;
+    if size >= output.len() {
+        return 0;
+    }
+    output[0] |= 1 << 5;
+    size
+}
+
+/// Token writer; every method returns false when the token does not fit.
+struct Writer<'a> {
+    out: &'a mut [u8],
+    op: usize,
+}
+
+impl Writer<'_> {
+    /// Emits `lits` as runs of at most `MAX_COPY` bytes.
+    #[inline(always)]
+    fn literals(&mut self, lits: &[u8]) -> bool {
+        let n = lits.len();
+        if n == 0 {
+            return true;
+        }
+        let op = self.op;
+        let total = n + n.div_ceil(MAX_COPY);
+        if op + total > self.out.len() {
+            return false;
+        }
+        let out = &mut self.out[op..op + total];
+        let mut o = 0;
+        for chunk in lits.chunks(MAX_COPY) {
+            out[o] = (chunk.len() - 1) as u8;
+            out[o + 1..o + 1 + chunk.len()].copy_from_slice(chunk);
+            o += chunk.len() + 1;
+        }
+        self.op = op + total;
+        true
+    }
+
+    /// Emits a match of biased length `len` (the decoder copies `len + 2`
+    /// bytes) at biased distance `bdist`.
+    #[inline(always)]
+    fn matched(&mut self, len: usize, bdist: usize) -> bool {
+        let op = self.op;
+        if len < 7 {
+            if bdist < MAX_DISTANCE {
+                let Some(t) = self.out.get_mut(op..op + 2) else {
+                    return false;
+                };
+                t[0] = ((len << 5) + (bdist >> 8)) as u8;
+                t[1] = bdist as u8;
+                self.op = op + 2;
+            } else {
+                let far = bdist - MAX_DISTANCE;
+                let Some(t) = self.out.get_mut(op..op + 4) else {
+                    return false;
+                };
+                t[0] = ((len << 5) + 31) as u8;
+                t[1] = 255;
+                t[2] = (far >> 8) as u8;
+                t[3] = far as u8;
+                self.op = op + 4;
+            }
+            return true;
+        }
+        let ext = len - 7;
+        let n255 = ext / 255;
+        let tail = if bdist < MAX_DISTANCE { 2 } else { 4 };
+        let total = 1 + n255 + tail;
+        let Some(t) = self.out.get_mut(op..op + total) else {
+            return false;
+        };
+        let (head, rest) = t.split_at_mut(1 + n255);
+        if bdist < MAX_DISTANCE {
+            head[0] = ((7 << 5) + (bdist >> 8)) as u8;
+            rest[0] = (ext % 255) as u8;
+            rest[1] = bdist as u8;
+        } else {
+            let far = bdist - MAX_DISTANCE;
+            head[0] = (7 << 5) + 31;
+            rest[0] = (ext % 255) as u8;
+            rest[1] = 255;
+            rest[2] = (far >> 8) as u8;
+            rest[3] = far as u8;
+        }
+        head[1..].fill(255);
+        self.op = op + total;
+        true
+    }
+}
+
+/// Decompress a BloscLZ stream into `output`, returning the bytes produced.
+///
+/// Accepts exactly what the reference decoder accepts, including its quirk of
+/// ignoring a far match that ends the stream (after validating it). Any
+/// malformed stream yields [`Error::Data`]; an empty stream produces nothing.
+pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
+    let Some(&first) = input.first() else {
+        return Ok(0);
+    };
+    let in_len = input.len();
+    let out_len = output.len();
+    let mut ip = 1;
+    let mut op = 0;
+    let mut ctrl = usize::from(first & 31);
+    loop {
+        if ctrl < 32 {
+            let n = ctrl + 1;
+            if ip + MAX_COPY <= in_len && op + MAX_COPY <= out_len {
+                // Fixed-size copy compiles to a couple of vector moves; the
+                // bytes past `n` are overwritten by later tokens.
+                output[op..op + MAX_COPY].copy_from_slice(&input[ip..ip + MAX_COPY]);
+            } else {
+                if ip + n > in_len || op + n > out_len {
+                    return Err(Error::Data);
+                }
+                output[op..op + n].copy_from_slice(&input[ip..ip + n]);
+            }
+            op += n;
+            ip += n;
+            if ip >= in_len {
+                break;
+            }
+            ctrl = usize::from(input[ip]);
+            ip += 1;
+            continue;
+        }
+
+        let mut len = (ctrl >> 5) + 2;
+        let high = (ctrl & 31) << 8;
+        if len == 9 {
+            loop {
+                // The reference requires room for the distance byte too.
+                if ip + 1 >= in_len {
+                    return Err(Error::Data);
+                }
+                let code = input[ip];
+                ip += 1;
+                len += usize::from(code);
+                if code != 255 {
+                    break;
+                }
+            }
+        } else if ip + 1 >= in_len {
+            return Err(Error::Data);
+        }
+        let low = usize::from(input[ip]);
+        ip += 1;
+        let dist = if low == 255 && high == 31 << 8 {
+            if ip + 1 >= in_len {
+                return Err(Error::Data);
+            }
+            let far = usize::from(input[ip]) << 8 | usize::from(input[ip + 1]);
+            ip += 2;
+            far + MAX_DISTANCE + 1
+        } else {
+            high + low + 1
+        };
+        if op + len > out_len || dist > op {
+            return Err(Error::Data);
+        }
+        if ip >= in_len {
+            // The reference stops here without performing the final copy.
+            break;
+        }
+        ctrl = usize::from(input[ip]);
+        ip += 1;
+        copy_match(output, op, dist, len);
+        op += len;
+    }
+    Ok(op)
+}
+
+/// LZ77 copy of `len` bytes from `dist` bytes back; overlapping copies repeat
+/// the pattern. Caller guarantees `dist <= op` and `op + len <= out.len()`.
+#[inline(always)]
+fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
+    let src = op - dist;
+    if dist >= 16 && op + len + 16 <= out.len() {
+        // Whole 16-byte chunks, possibly overshooting `len`; each chunk's
+        // source lies entirely before its destination.
+        let mut s = src;
+        let mut d = op;
+        let end = op + len;
+        while d < end {
+            out.copy_within(s..s + 16, d);
+            s += 16;
+            d += 16;
+        }
+        return;
+    }
+    if dist == 1 {
+        let b = out[src];
+        out[op..op + len].fill(b);
+        return;
+    }
+    if dist >= len {
+        out.copy_within(src..src + len, op);
+        return;
+    }
+    // Overlapping: bytes repeat with period `dist`, so copying from `src` with
+    // a growing window doubles the available non-overlapping span each time.
+    let mut done = 0;
+    while done < len {
+        let span = (op + done - src).min(len - done);
+        out.copy_within(src..src + span, op + done);
+        done += span;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Small deterministic generator so tests need no extra dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    fn roundtrip(clevel: u8, data: &[u8]) -> usize {
+        let mut comp = vec![0u8; data.len() + 100];
+        let csize = compress(clevel, data, &mut comp);
+        if csize == 0 {
+            return 0;
+        }
+        assert!(csize < comp.len());
+        let mut back = vec![0u8; data.len()];
+        let n = decompress(&comp[..csize], &mut back).expect("valid stream");
+        assert_eq!(n, data.len());
+        assert_eq!(back, data, "clevel {clevel} len {}", data.len());
+        // A tight buffer of exactly csize + 1 must also work, csize must not.
+        let mut tight = vec![0u8; csize + 1];
+        if tight.len() >= MIN_OUTPUT {
+            assert_eq!(compress(clevel, data, &mut tight), csize);
+            assert_eq!(&tight[..csize], &comp[..csize]);
+        }
+        let mut exact = vec![0u8; csize];
+        assert_eq!(compress(clevel, data, &mut exact), 0);
+        csize
+    }
+
+    fn gen(rng: &mut Rng, kind: usize, len: usize) -> Vec<u8> {
+        match kind {
+            0 => vec![0; len],
+            1 => (0..len).map(|i| i as u8).collect(),
+            2 => (0..len).map(|_| rng.next() as u8).collect(),
+            3 => (0..len).map(|_| (rng.below(4) as u8) * 7).collect(),
+            4 => (0..len / 4 + 1)
+                .flat_map(|i| ((i as u32) * 3).to_le_bytes())
+                .take(len)
+                .collect(),
+            5 => {
+                let mut v = vec![0u8; len];
+                for _ in 0..len / 50 {
+                    let i = rng.below(len.max(1));
+                    v[i] = rng.next() as u8;
+                }
+                v
+            }
+            _ => {
+                // Repeated phrases at assorted distances, including far ones.
+                let words: Vec<Vec<u8>> = (0..40)
+                    .map(|_| (0..rng.below(12) + 3).map(|_| rng.next() as u8).collect())
+                    .collect();
+                let mut v = Vec::with_capacity(len);
+                while v.len() < len {
+                    if rng.below(10) == 0 && v.len() > 10_000 {
+                        let start = rng.below(v.len() - 200);
+                        let l = rng.below(300).min(len - v.len());
+                        let seg: Vec<u8> = v[start..start + l.min(v.len() - start)].to_vec();
+                        v.extend_from_slice(&seg);
+                    } else {
+                        v.extend_from_slice(&words[rng.below(words.len())]);
+                    }
+                }
+                v.truncate(len);
+                v
+            }
+        }
+    }
+
+    #[test]
+    fn roundtrips() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let sizes = [
+            0, 1, 15, 16, 17, 40, 66, 100, 255, 1000, 4096, 9000, 70_000, 150_000,
+        ];
+        for &len in &sizes {
+            for kind in 0..7 {
+                let data = gen(&mut rng, kind, len);
+                for clevel in 1..=9 {
+                    roundtrip(clevel, &data);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn compressible_inputs_do_compress() {
+        let data = vec![7u8; 10_000];
+        for clevel in 1..=9 {
+            let c = roundtrip(clevel, &data);
+            assert!(c > 0 && c < 200, "clevel {clevel}: {c}");
+        }
+        let mut rng = Rng(99);
+        let noise = gen(&mut rng, 2, 10_000);
+        for clevel in 1..=9 {
+            assert_eq!(roundtrip(clevel, &noise), 0);
+        }
+    }
+
+    #[test]
+    fn random_sizes_roundtrip() {
+        let mut rng = Rng(42);
+        for _ in 0..300 {
+            let len = rng.below(5000);
+            let kind = rng.below(7);
+            let data = gen(&mut rng, kind, len);
+            roundtrip(1 + rng.below(9) as u8, &data);
+        }
+    }
+
+    #[test]
+    fn decoder_handles_every_token_kind() {
+        // literal "abcd", near match (len 3, dist 4), long near match, far match.
+        let mut data: Vec<u8> = b"abcd".to_vec();
+        let mut stream = vec![3 | 32, b'a', b'b', b'c', b'd'];
+        stream.extend_from_slice(&[1 << 5, 3]); // copy 3 from dist 4
+        data.extend_from_slice(b"abc");
+        stream.extend_from_slice(&[7 << 5, 255, 10, 0]); // 9+265 = 274 bytes, dist 1
+        data.extend(std::iter::repeat_n(b'c', 274));
+        // Far match: distance 8192 + 0 is out of range here, so pad first.
+        let pad: Vec<u8> = (0..9000u32).map(|i| (i * 7 % 251) as u8).collect();
+        for chunk in pad.chunks(32) {
+            stream.push(chunk.len() as u8 - 1);
+            stream.extend_from_slice(chunk);
+        }
+        data.extend_from_slice(&pad);
+        stream.extend_from_slice(&[(2 << 5) | 31, 255, 0, 5]); // 4 bytes, dist 8197
+        let s = data.len() - 8197;
+        let seg: Vec<u8> = data[s..s + 4].to_vec();
+        data.extend_from_slice(&seg);
+        stream.extend_from_slice(&[0, b'z']);
+        data.push(b'z');
+        let mut out = vec![0u8; data.len()];
+        assert_eq!(decompress(&stream, &mut out), Ok(data.len()));
+        assert_eq!(out, data);
+    }
+
+    #[test]
+    fn trailing_far_match_is_ignored_like_reference() {
+        let mut stream = vec![3 | 32, 1, 2, 3, 4];
+        stream.extend_from_slice(&[(1 << 5) | 31, 255, 0, 0]);
+        let mut out = vec![0u8; 20_000];
+        // Distance 8192 reaches before the start: rejected even at the end.
+        assert_eq!(decompress(&stream, &mut out), Err(Error::Data));
+        // A trailing near match is always an error (needs a following byte).
+        let stream = [3 | 32, 1, 2, 3, 4, 1 << 5, 0];
+        assert_eq!(decompress(&stream, &mut out), Err(Error::Data));
+    }
+
+    #[test]
+    fn malformed_streams_are_rejected() {
+        let mut out = vec![0u8; 64];
+        let cases: &[&[u8]] = &[
+            &[5, 1, 2],                     // literal past end of input
+            &[31 | 32],                     // literal with no payload
+            &[0, 1, 1 << 5, 5, 0],          // distance 6 before start
+            &[0, 1, 7 << 5, 255, 255],      // unterminated long length
+            &[0, 1, 7 << 5, 10],            // long length without distance
+            &[0, 1, (1 << 5) | 31, 255, 0], // far match missing a byte
+            &[0, 1, 7 << 5, 200, 0, 0],     // match beyond output size
+        ];
+        for c in cases {
+            assert_eq!(decompress(c, &mut out), Err(Error::Data), "{c:?}");
+        }
+        // Output too small for a literal run.
+        let mut small = [0u8; 2];
+        assert_eq!(decompress(&[3, 1, 2, 3, 4], &mut small), Err(Error::Data));
+        assert_eq!(decompress(&[], &mut small), Ok(0));
+    }
+
+    #[test]
+    fn mutated_streams_never_panic() {
+        let mut rng = Rng(7);
+        let mut streams = Vec::new();
+        for kind in [1, 3, 4, 5, 6] {
+            let data = gen(&mut rng, kind, 3000);
+            let mut comp = vec![0u8; 4000];
+            let n = compress(9, &data, &mut comp);
+            if n == 0 {
+                continue;
+            }
+            comp.truncate(n);
+            streams.push((comp, data.len()));
+        }
+        assert!(streams.len() >= 3);
+        for _ in 0..20_000 {
+            let (base, dlen) = &streams[rng.below(streams.len())];
+            let mut s = base.clone();
+            for _ in 0..1 + rng.below(4) {
+                match rng.below(3) {
+                    0 => {
+                        let i = rng.below(s.len());
+                        s[i] = rng.next() as u8;
+                    }
+                    1 => s.truncate(rng.below(s.len() + 1)),
+                    _ => {
+                        let i = rng.below(s.len());
+                        s[i] ^= 1 << rng.below(8);
+                    }
+                }
+                if s.is_empty() {
+                    break;
+                }
+            }
+            let mut out = vec![0u8; dlen - rng.below(2) * rng.below(*dlen)];
+            if let Ok(n) = decompress(&s, &mut out) {
+                assert!(n <= out.len());
+            }
+        }
+    }
+}
