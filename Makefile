@@ -1,0 +1,128 @@
+# Build, install and test the Rust libblosc2 like upstream's C library.
+#
+#   make                      cargo build --release
+#   make install PREFIX=DIR   lib/libblosc2.so.9 (+ .so link, .a), include/,
+#                             lib/pkgconfig/blosc2.pc, lib/cmake/Blosc2/
+#   make test                 everything CI runs (scripts/run-tests.sh), with a summary
+#   make headers              regenerate include/ from the Rust sources (cbindgen)
+#   make clean
+#
+# Only POSIX make features are used in the rules below, plus `?=`.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CARGO ?= cargo
+SHELL = /bin/sh
+
+VERSION = 3.3.5
+VERSION_MAJOR = 3
+SOVERSION = 9
+
+# Where cargo puts its output (honours CARGO_TARGET_DIR like cargo does).
+TARGET_DIR ?= $${CARGO_TARGET_DIR:-target}
+
+# What `make install` copies; overridable so that the install layout (and the
+# whole test suite) can be exercised with another build of libblosc2, e.g. the
+# reference C library: see `make test-c-ref`.
+SRC_SO ?= $(TARGET_DIR)/release/libblosc2.so
+SRC_A ?= $(TARGET_DIR)/release/libblosc2.a
+SRC_INCLUDE ?= include
+
+# System libraries a Rust staticlib needs when linked into a C program, from
+# `cargo rustc --release --lib --crate-type staticlib -- --print native-static-libs`
+# on x86_64 Linux.  Used for blosc2.pc's Libs.private and the CMake static target.
+LIBS_PRIVATE ?= -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+# Same list for CMake (Threads::Threads stands for -lpthread; libc is implicit).
+CMAKE_LIBS_PRIVATE ?= gcc_s;util;rt;m;dl
+
+# 1 = interop corpus failures fail `make test`; 0 = only reported (for now most
+# of the corpus needs library features that have not landed yet).
+INTEROP_STRICT ?= 0
+# The shared corpora and tools live beside the repository.
+SHARED_DIR ?= ../shared
+
+.PHONY: all build install install-files uninstall headers test test-cargo \
+	test-c test-c-ref interop native-static-libs clean
+
+all: build
+
+build:
+	$(CARGO) build --release
+
+headers:
+	BLOSC2_UPDATE_HEADERS=1 $(CARGO) build
+
+install: build install-files
+
+# Copies an already built library; `make install` = build + this.
+install-files:
+	@test -f "$(SRC_INCLUDE)/blosc2.h" || { echo "install: $(SRC_INCLUDE)/blosc2.h missing (run 'make headers')" >&2; exit 1; }
+	@test -f "$(SRC_SO)" || { echo "install: $(SRC_SO) missing (run 'make build')" >&2; exit 1; }
+	@test -f "$(SRC_A)" || { echo "install: $(SRC_A) missing (run 'make build')" >&2; exit 1; }
+	mkdir -p "$(DESTDIR)$(PREFIX)/lib/pkgconfig" "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2" \
+		"$(DESTDIR)$(PREFIX)/include/blosc2"
+	install -m 755 "$(SRC_SO)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)"
+	ln -sf "libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so"
+	install -m 644 "$(SRC_A)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.a"
+	install -m 644 "$(SRC_INCLUDE)/blosc2.h" "$(DESTDIR)$(PREFIX)/include/blosc2.h"
+	if [ -f "$(SRC_INCLUDE)/b2nd.h" ]; then install -m 644 "$(SRC_INCLUDE)/b2nd.h" "$(DESTDIR)$(PREFIX)/include/b2nd.h"; fi
+	for h in "$(SRC_INCLUDE)"/blosc2/*.h; do \
+		if [ -f "$$h" ]; then install -m 644 "$$h" "$(DESTDIR)$(PREFIX)/include/blosc2/" || exit 1; fi; \
+	done
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|g' \
+		cmake/blosc2.pc.in > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2.pc"
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+		cmake/Blosc2Config.cmake.in > "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2/Blosc2Config.cmake"
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@SIZEOF_VOID_P@|8|g' \
+		cmake/Blosc2ConfigVersion.cmake.in > "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2/Blosc2ConfigVersion.cmake"
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+		-e 's|@CMAKE_LIBS_PRIVATE@|$(CMAKE_LIBS_PRIVATE)|g' \
+		cmake/Blosc2Targets.cmake.in > "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2/Blosc2Targets.cmake"
+
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so" \
+		"$(DESTDIR)$(PREFIX)/lib/libblosc2.a" "$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2.pc" \
+		"$(DESTDIR)$(PREFIX)/include/blosc2.h" "$(DESTDIR)$(PREFIX)/include/b2nd.h"
+	rm -rf "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2"
+	for h in "$(SRC_INCLUDE)"/blosc2/*.h; do rm -f "$(DESTDIR)$(PREFIX)/include/blosc2/$${h##*/}"; done
+	rmdir "$(DESTDIR)$(PREFIX)/include/blosc2" 2>/dev/null || true
+
+# Full suite: cargo test/fmt/clippy, install into a temp prefix, C tests
+# against it, interop corpora.  Ends with a summary; exit status 0 = green.
+test:
+	INTEROP_STRICT=$(INTEROP_STRICT) SHARED_DIR=$(SHARED_DIR) CARGO="$(CARGO)" \
+		MAKE="$(MAKE)" sh scripts/run-tests.sh
+
+# Just the cargo part.
+test-cargo:
+	$(CARGO) test
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+# Install into build/prefix and run only the C tests against it.
+test-c: build
+	$(MAKE) install-files PREFIX="$$PWD/build/prefix"
+	sh c-tests/run.sh "$$PWD/build/prefix"
+
+# The C tests with the reference C-Blosc2 3.3.5 installed through our install
+# rules: checks the test suite itself (everything should pass).
+test-c-ref:
+	ref=$$(sh scripts/fetch-reference.sh 3.3.5) && \
+	$(MAKE) install-files PREFIX="$$PWD/build/ref-prefix" SRC_SO="$$ref/lib/libblosc2.so.9" \
+		SRC_A="$$ref/lib/libblosc2.a" SRC_INCLUDE="$$ref/include" \
+		CMAKE_LIBS_PRIVATE="m;dl;rt" LIBS_PRIVATE="-lpthread -lm -ldl -lrt" && \
+	sh c-tests/run.sh "$$PWD/build/ref-prefix"
+
+# Interop corpora only, against a fresh install in build/prefix.
+interop: build
+	$(MAKE) install-files PREFIX="$$PWD/build/prefix"
+	SHARED_DIR=$(SHARED_DIR) sh scripts/interop.sh "$$PWD/build/prefix" build
+
+# Re-derive LIBS_PRIVATE (rebuilds the staticlib once with the flag).
+native-static-libs:
+	$(CARGO) rustc --release --lib --crate-type staticlib -- --print native-static-libs 2>&1 | \
+		sed -n 's/.*native-static-libs: //p'
+
+clean:
+	$(CARGO) clean
+	rm -rf build

@@ -1,0 +1,347 @@
+#!/bin/sh
+# c-tests/run.sh PREFIX
+#
+# Test an INSTALLED libblosc2 (PREFIX/include, PREFIX/lib) the way C users
+# consume it.  Prints one `PASS name` / `FAIL name: why` / `SKIP name: why`
+# line per test and ends with `c-tests: N passed, M failed, K skipped`;
+# exit status 1 if anything failed.
+#
+#   install-layout      the files `make install` promises are there
+#   <name>              every c-tests/<name>.c, built with
+#                       `cc -I$P/include <name>.c -L$P/lib -lblosc2`, run with
+#                       LD_LIBRARY_PATH=$P/lib (exit 0 pass, 77 skip)
+#   soname              readelf: SONAME libblosc2.so.9, libblosc2.so -> .so.9
+#   exported-symbols    every dynamic symbol is a blosc*/b2nd* name (no Rust std
+#                       or codec internals leak)
+#   api-coverage        (report) exported N/164 upstream public functions;
+#                       missing names in $REPORT_DIR/coverage-missing.txt
+#   pkg-config-shared   build with `pkg-config --cflags --libs blosc2`
+#   pkg-config-static   build with `pkg-config --static --libs`, libblosc2.a
+#   cmake-version-file  Blosc2ConfigVersion.cmake accepts/refuses versions
+#   cmake-consumer      c-tests/cmake-consumer: find_package(Blosc2 CONFIG),
+#                       Blosc2::blosc2_shared, _static and Blosc2::blosc2
+#   roundtrip-*         c-tests/roundtrip: reference 3.3.5 / 2.22.1 write a
+#                       chunk matrix that ours reads, and the other way round
+#   dropin              a program built against the reference 3.3.5 .so runs
+#                       on ours through LD_LIBRARY_PATH
+#   layout              c-tests/layout/run.sh PREFIX, when present
+#
+# Environment: CC (cc), CFLAGS (-O2 -g), C_TESTS_OUT (build/c-tests),
+# REPORT_DIR (build), BLOSC2_REF_3_3_5 / BLOSC2_REF_2_22_1 (reference
+# prefixes; default: scripts/fetch-reference.sh), ROUNDTRIP_QUICK=1 (every
+# 7th roundtrip case only), BLOSC2_NO_FETCH=1 (never download references).
+set -u
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 PREFIX" >&2
+    exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+P=$(cd "$1" 2>/dev/null && pwd) || { echo "c-tests: no such prefix: $1" >&2; exit 2; }
+CC=${CC:-cc}
+CFLAGS=${CFLAGS:--O2 -g}
+OUT=${C_TESTS_OUT:-$root/build/c-tests}
+REPORT_DIR=${REPORT_DIR:-$root/build}
+# Our binaries are pointed at a library explicitly, per command: an inherited
+# LD_LIBRARY_PATH would silently swap libraries between reference and ours.
+unset LD_LIBRARY_PATH LD_PRELOAD
+rm -rf "$OUT"
+mkdir -p "$OUT/bin" "$OUT/logs" "$REPORT_DIR"
+
+passed=0
+failed=0
+skipped=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+skip() { echo "SKIP $1: $2"; skipped=$((skipped + 1)); }
+fail() {
+    echo "FAIL $1: $2"
+    failed=$((failed + 1))
+    if [ -n "${3:-}" ] && [ -s "$3" ]; then
+        tail -n 15 "$3" | sed 's/^/    | /'
+    fi
+}
+# Run a command with a time limit when coreutils' timeout is available.
+limit() {
+    t=$1
+    shift
+    if command -v timeout >/dev/null 2>&1; then timeout "$t" "$@"; else "$@"; fi
+}
+realpath_of() { (cd "$(dirname "$1")" && echo "$(pwd -P)/$(basename "$1")"); }
+libdir_of() {
+    if [ -e "$1/lib/libblosc2.so" ]; then echo "$1/lib"; else echo "$1/lib64"; fi
+}
+ref_prefix() {
+    # $1 = version, $2 = override from the environment
+    if [ -n "$2" ]; then
+        echo "$2"
+    elif [ "${BLOSC2_NO_FETCH:-0}" = 1 ]; then
+        return 1
+    else
+        sh "$root/scripts/fetch-reference.sh" "$1" 2>>"$OUT/logs/fetch-reference.log"
+    fi
+}
+
+echo "c-tests: prefix $P"
+
+# --- install layout -------------------------------------------------------
+missing=""
+for f in lib/libblosc2.so.9 lib/libblosc2.so lib/libblosc2.a include/blosc2.h include/b2nd.h \
+    include/blosc2/blosc2-export.h lib/pkgconfig/blosc2.pc lib/cmake/Blosc2/Blosc2Config.cmake \
+    lib/cmake/Blosc2/Blosc2ConfigVersion.cmake lib/cmake/Blosc2/Blosc2Targets.cmake; do
+    [ -e "$P/$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ]; then pass install-layout; else fail install-layout "missing:$missing"; fi
+
+# --- one program per c-tests/*.c ------------------------------------------
+for src in "$here"/*.c; do
+    [ -f "$src" ] || continue
+    name=$(basename "$src" .c)
+    log=$OUT/logs/$name.log
+    # shellcheck disable=SC2086
+    if ! $CC $CFLAGS -std=gnu11 -Wall -I"$P/include" "$src" -o "$OUT/bin/$name" \
+        -L"$P/lib" -lblosc2 -lm >"$log" 2>&1; then
+        fail "$name" "does not compile/link against $P" "$log"
+        continue
+    fi
+    LD_LIBRARY_PATH=$P/lib limit 300 "$OUT/bin/$name" >>"$log" 2>&1
+    rc=$?
+    case $rc in
+        0) pass "$name" ;;
+        77) skip "$name" "$(tail -n 1 "$log")" ;;
+        124) fail "$name" "timed out" "$log" ;;
+        *) fail "$name" "exit status $rc" "$log" ;;
+    esac
+done
+
+# --- SONAME and exported symbols ------------------------------------------
+so=$P/lib/libblosc2.so.9
+if [ -f "$so" ]; then
+    soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
+    link=$(readlink "$P/lib/libblosc2.so" 2>/dev/null || true)
+    if [ "$soname" = libblosc2.so.9 ] && [ "$link" = libblosc2.so.9 ]; then
+        pass soname
+    else
+        fail soname "SONAME '$soname' (want libblosc2.so.9), libblosc2.so -> '$link'"
+    fi
+    nm -D --defined-only "$so" 2>/dev/null | awk '{print $NF}' | sed 's/@.*//' | sort -u >"$OUT/symbols.txt"
+    grep -v -E '^(blosc|b2nd)' "$OUT/symbols.txt" >"$OUT/foreign-symbols.txt"
+    nsyms=$(wc -l <"$OUT/symbols.txt" | tr -d ' ')
+    nforeign=$(wc -l <"$OUT/foreign-symbols.txt" | tr -d ' ')
+    if [ "$nforeign" -eq 0 ]; then
+        pass "exported-symbols ($nsyms symbols, all blosc*/b2nd*)"
+    else
+        fail exported-symbols "$nforeign of $nsyms exported symbols are not blosc*/b2nd* (e.g. $(head -n 5 "$OUT/foreign-symbols.txt" | tr '\n' ' '))"
+    fi
+else
+    fail soname "$so missing"
+    fail exported-symbols "$so missing"
+fi
+
+REF3=$(ref_prefix 3.3.5 "${BLOSC2_REF_3_3_5:-}") || REF3=""
+REF2=$(ref_prefix 2.22.1 "${BLOSC2_REF_2_22_1:-}") || REF2=""
+[ -n "$REF3" ] && [ -f "$REF3/include/blosc2.h" ] || REF3=""
+[ -n "$REF2" ] && [ -f "$REF2/include/blosc2.h" ] || REF2=""
+
+# --- API coverage (a report, not a pass/fail test) -------------------------
+if [ -z "$REF3" ]; then
+    echo "INFO api-coverage: skipped (no reference 3.3.5 headers; see $OUT/logs/fetch-reference.log)"
+elif ! command -v python3 >/dev/null 2>&1; then
+    echo "INFO api-coverage: skipped (python3 not found)"
+elif [ -f "$so" ]; then
+    python3 "$root/scripts/api-coverage.py" "$REF3/include" "$P" \
+        "$REPORT_DIR/coverage-missing.txt" "$REPORT_DIR/coverage-extra.txt" >"$OUT/coverage.txt" 2>&1
+    sed 's/^/INFO api-coverage: /' "$OUT/coverage.txt"
+    cp "$OUT/coverage.txt" "$REPORT_DIR/coverage.txt"
+fi
+
+# --- pkg-config -------------------------------------------------------------
+consumer=$here/consumer/consumer.c
+if ! command -v pkg-config >/dev/null 2>&1; then
+    skip pkg-config-shared "pkg-config not installed"
+    skip pkg-config-static "pkg-config not installed"
+else
+    export PKG_CONFIG_PATH="$P/lib/pkgconfig"
+    log=$OUT/logs/pkg-config-shared.log
+    flags=$(pkg-config --cflags --libs blosc2 2>"$log")
+    # shellcheck disable=SC2086
+    if [ -z "$flags" ] || ! $CC $CFLAGS "$consumer" -o "$OUT/bin/pc-shared" $flags >>"$log" 2>&1; then
+        fail pkg-config-shared "build with '$flags' failed" "$log"
+    elif ! LD_LIBRARY_PATH=$P/lib limit 60 "$OUT/bin/pc-shared" >>"$log" 2>&1; then
+        fail pkg-config-shared "program failed" "$log"
+    else
+        pass "pkg-config-shared ($flags)"
+    fi
+
+    log=$OUT/logs/pkg-config-static.log
+    cflags=$(pkg-config --cflags blosc2 2>"$log")
+    libs=$(pkg-config --static --libs blosc2 2>>"$log")
+    # -l:libblosc2.a makes the linker take the archive even though the .so
+    # sits next to it, which is what a static build of a user program does.
+    slibs=$(echo "$libs" | sed 's/-lblosc2\( \|$\)/-l:libblosc2.a\1/')
+    # shellcheck disable=SC2086
+    if [ -z "$libs" ] || ! $CC $CFLAGS $cflags "$consumer" -o "$OUT/bin/pc-static" $slibs >>"$log" 2>&1; then
+        fail pkg-config-static "build with '$slibs' failed" "$log"
+    elif readelf -d "$OUT/bin/pc-static" | grep -q 'libblosc2'; then
+        fail pkg-config-static "binary still needs libblosc2.so" "$log"
+    elif ! limit 60 "$OUT/bin/pc-static" >>"$log" 2>&1; then
+        fail pkg-config-static "program failed" "$log"
+    else
+        pass "pkg-config-static ($libs)"
+    fi
+    unset PKG_CONFIG_PATH
+fi
+
+# --- CMake --------------------------------------------------------------------
+log=$OUT/logs/cmake.log
+cmake=$(sh "$root/scripts/ensure-cmake.sh" 2>"$log") || cmake=""
+if [ -z "$cmake" ]; then
+    skip cmake-version-file "no cmake (see $log)"
+    skip cmake-consumer "no cmake (see $log)"
+else
+    vf=$P/lib/cmake/Blosc2/Blosc2ConfigVersion.cmake
+    bad=""
+    # requested version -> expected PACKAGE_VERSION_COMPATIBLE
+    for want in 3:TRUE 3.3:TRUE 3.3.5:TRUE 3.4:FALSE 2.22:FALSE 4.0:FALSE; do
+        v=${want%%:*}
+        expect=${want#*:}
+        cat >"$OUT/vcheck.cmake" <<EOF
+set(PACKAGE_FIND_VERSION "$v")
+string(REPLACE "." ";" _parts "$v")
+list(GET _parts 0 PACKAGE_FIND_VERSION_MAJOR)
+set(CMAKE_SIZEOF_VOID_P 8)
+include("$vf")
+message("\${PACKAGE_VERSION_COMPATIBLE}")
+EOF
+        got=$("$cmake" -P "$OUT/vcheck.cmake" 2>&1 | tail -n 1)
+        [ "$got" = "$expect" ] || bad="$bad $v:$got(want $expect)"
+    done
+    if [ ! -f "$vf" ]; then
+        fail cmake-version-file "$vf missing"
+    elif [ -z "$bad" ]; then
+        pass cmake-version-file
+    else
+        fail cmake-version-file "wrong answers:$bad"
+    fi
+
+    bdir=$OUT/cmake-build
+    if ! "$cmake" -S "$here/cmake-consumer" -B "$bdir" -DCMAKE_PREFIX_PATH="$P" \
+        -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC" >>"$log" 2>&1; then
+        fail cmake-consumer "configure failed" "$log"
+    elif ! "$cmake" --build "$bdir" >>"$log" 2>&1; then
+        fail cmake-consumer "build failed" "$log"
+    else
+        why=""
+        for t in consumer_shared consumer_static consumer_default; do
+            limit 60 "$bdir/$t" >>"$log" 2>&1 || why="$why $t-failed"
+        done
+        readelf -d "$bdir/consumer_shared" | grep -q 'libblosc2.so.9' || why="$why shared-not-linked-to-libblosc2.so.9"
+        if readelf -d "$bdir/consumer_static" | grep -q 'libblosc2'; then why="$why static-needs-the-so"; fi
+        if [ -z "$why" ]; then pass cmake-consumer; else fail cmake-consumer "$why" "$log"; fi
+    fi
+fi
+
+# --- roundtrips with the references -------------------------------------------
+rt_src=$here/roundtrip/roundtrip.c
+build_rt() {
+    # $1 = output binary, $2 = prefix; rpath so each binary keeps its own library
+    lib=$(libdir_of "$2")
+    # shellcheck disable=SC2086
+    $CC $CFLAGS -std=gnu11 -Wall -I"$2/include" "$rt_src" -o "$1" -L"$lib" -lblosc2 \
+        -Wl,-rpath,"$lib" >>"$OUT/logs/roundtrip-build.log" 2>&1
+}
+# $1 name, $2 writer binary, $3 reader binary, $4 reader's own index (or "")
+roundtrip() {
+    log=$OUT/logs/$1.log
+    dir=$OUT/rt-$1
+    rm -rf "$dir"
+    if ! limit 900 "$2" write "$dir" >"$log" 2>&1; then
+        fail "$1" "writer failed" "$log"
+        return
+    fi
+    limit 900 "$3" read "$dir" $4 >>"$log" 2>&1
+    rc=$?
+    summary=$(grep '^reader ' "$log" | tail -n 1)
+    if [ $rc -eq 0 ]; then
+        pass "$1 (${summary#reader })"
+    else
+        fail "$1" "${summary:-reader exit status $rc}" "$log"
+    fi
+    rm -rf "$dir"
+}
+ours_rt=$OUT/bin/roundtrip-ours
+if ! build_rt "$ours_rt" "$P"; then
+    ours_rt=""
+fi
+for v in 3.3.5 2.22.1; do
+    if [ "$v" = 3.3.5 ]; then R=$REF3; else R=$REF2; fi
+    if [ -z "$R" ]; then
+        skip "roundtrip-ref$v-to-ours" "reference $v not available"
+        skip "roundtrip-ours-to-ref$v" "reference $v not available"
+        continue
+    fi
+    ref_rt=$OUT/bin/roundtrip-ref$v
+    if ! build_rt "$ref_rt" "$R"; then
+        fail "roundtrip-ref$v-to-ours" "cannot build against reference $v" "$OUT/logs/roundtrip-build.log"
+        fail "roundtrip-ours-to-ref$v" "cannot build against reference $v" "$OUT/logs/roundtrip-build.log"
+        continue
+    fi
+    if [ -z "$ours_rt" ]; then
+        fail "roundtrip-ref$v-to-ours" "does not compile/link against $P" "$OUT/logs/roundtrip-build.log"
+        fail "roundtrip-ours-to-ref$v" "does not compile/link against $P" "$OUT/logs/roundtrip-build.log"
+        continue
+    fi
+    roundtrip "roundtrip-ref$v-to-ours" "$ref_rt" "$ours_rt" ""
+    # Chunks the reference cannot round-trip itself (its DELTA bug) are not
+    # held against our writer: the reference's own write index lists them.
+    own=$OUT/ref$v-own
+    rm -rf "$own"
+    ROUNDTRIP_QUICK=${ROUNDTRIP_QUICK:-} "$ref_rt" write "$own" >/dev/null 2>&1
+    roundtrip "roundtrip-ours-to-ref$v" "$ours_rt" "$ref_rt" "$own/index.txt"
+    rm -rf "$own"
+done
+
+# --- binary drop-in --------------------------------------------------------------
+if [ -z "$REF3" ]; then
+    skip dropin "reference 3.3.5 not available"
+else
+    log=$OUT/logs/dropin.log
+    rlib=$(libdir_of "$REF3")
+    # shellcheck disable=SC2086
+    if ! $CC $CFLAGS -Wall -I"$REF3/include" "$here/dropin/dropin.c" -o "$OUT/bin/dropin" \
+        -L"$rlib" -lblosc2 >"$log" 2>&1; then
+        fail dropin "cannot build against reference 3.3.5" "$log"
+    else
+        echo "== run on the reference ($rlib)" >>"$log"
+        LD_LIBRARY_PATH=$rlib limit 120 "$OUT/bin/dropin" >>"$log" 2>&1
+        refrc=$?
+        echo "== run on ours ($P/lib)" >>"$log"
+        LD_LIBRARY_PATH=$P/lib limit 120 "$OUT/bin/dropin" >"$OUT/dropin-ours.txt" 2>&1
+        rc=$?
+        cat "$OUT/dropin-ours.txt" >>"$log"
+        want=$(realpath_of "$P/lib/libblosc2.so.9")
+        got=$(sed -n 's/^library: //p' "$OUT/dropin-ours.txt" | head -n 1)
+        if [ $refrc -ne 0 ]; then
+            fail dropin "the test program fails on the reference itself" "$log"
+        elif [ "$got" != "$want" ]; then
+            fail dropin "loaded '$got', not $want" "$log"
+        elif [ $rc -ne 0 ]; then
+            fail dropin "reference-built program fails on our library (exit $rc)" "$log"
+        else
+            pass "dropin (reference-built binary ran on $want)"
+        fi
+    fi
+fi
+
+# --- struct layout tests (owned by another part of the project) ------------
+if [ -f "$here/layout/run.sh" ]; then
+    log=$OUT/logs/layout.log
+    if limit 600 sh "$here/layout/run.sh" "$P" >"$log" 2>&1; then
+        pass layout
+    else
+        fail layout "c-tests/layout/run.sh failed" "$log"
+    fi
+fi
+
+echo "c-tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
