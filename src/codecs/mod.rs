@@ -1,3 +1,7 @@
 //! Compression codecs behind the blosc2 block pipeline.
 
 pub mod blosclz;
+pub mod lz4;
+pub mod lz4hc;
+pub mod zlib;
+pub mod zstd;

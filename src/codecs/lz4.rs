@@ -1,0 +1,418 @@
+//! LZ4 raw block codec (the `BLOSC_LZ4` compressor, and the decoder for both
+//! `BLOSC_LZ4` and `BLOSC_LZ4HC` streams, which share the LZ4 block format).
+//!
+//! The encoder is the C lz4 library (via `lz4-sys`, lz4 1.10.0, the version
+//! the reference bundles) rather than `lz4_flex`: Blosc maps `clevel` to
+//! LZ4's *acceleration* parameter, which `lz4_flex` does not have, so with it
+//! low clevels would give different (bigger, slower) streams than the
+//! reference; the C library also decodes several times faster. The FFI is kept
+//! in the private [`ffi`] module; everything public here is safe.
+//!
+//! Return convention of every compress function: `Ok(n)` with `n > 0` bytes
+//! written, `Ok(0)` when the stream did not fit in `output` (the caller then
+//! stores the block uncompressed), `Err` on a real failure. Decompress
+//! functions return the number of bytes produced, or `Err(Error::Data)` on a
+//! malformed stream; they never read or write out of bounds, whatever the
+//! input.
+
+use crate::error::{Error, Result};
+use std::cell::RefCell;
+use std::ptr::NonNull;
+
+/// Library name reported by `blosc2_get_complib_info` for LZ4 and LZ4HC.
+pub const COMPLIB_NAME: &str = "LZ4";
+
+/// Largest input the LZ4 block format accepts (`LZ4_MAX_INPUT_SIZE`).
+pub const MAX_INPUT_SIZE: usize = 0x7E00_0000;
+
+/// LZ4's acceleration for a Blosc `clevel` (1..=9): clevel 9 searches hardest
+/// (acceleration 1), clevel 1 skips most (acceleration 9). LZ4 itself treats
+/// anything below 1 as 1, so clevels above 9 behave like 9.
+pub fn acceleration(clevel: u8) -> i32 {
+    (10 - i32::from(clevel)).max(1)
+}
+
+/// Version of the linked lz4 library as `"major.minor.release"`.
+pub fn complib_version() -> String {
+    let v = ffi::version_number();
+    format!("{}.{}.{}", v / 10_000, (v / 100) % 100, v % 100)
+}
+
+/// Compresses `input` as one raw LZ4 block using the acceleration derived
+/// from `clevel` (see [`acceleration`]).
+pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> Result<usize> {
+    check_input(input)?;
+    Ok(ffi::compress_fast(input, output, acceleration(clevel)))
+}
+
+/// Compresses `input` as one raw LZ4 block that may reference `dict`
+/// (only its last 64 KiB matter). Decode it with [`decompress_with_dict`] and
+/// the same dictionary. Uses a per-thread [`Lz4Compressor`].
+pub fn compress_with_dict(
+    clevel: u8,
+    dict: &[u8],
+    input: &[u8],
+    output: &mut [u8],
+) -> Result<usize> {
+    thread_local! {
+        static CTX: RefCell<Option<Lz4Compressor>> = const { RefCell::new(None) };
+    }
+    CTX.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            if slot.is_none() {
+                *slot = Some(Lz4Compressor::new()?);
+            }
+            match slot.as_mut() {
+                Some(ctx) => ctx.compress_with_dict(clevel, dict, input, output),
+                None => Err(Error::MemoryAlloc),
+            }
+        }
+        Err(_) => Lz4Compressor::new()?.compress_with_dict(clevel, dict, input, output),
+    })
+}
+
+/// Decodes one raw LZ4 block into `output`, returning the decoded length.
+/// A stream that would decode to more than `output.len()` bytes is an error.
+pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
+    check_input(input)?;
+    ffi::decompress_safe(input, output).ok_or(Error::Data)
+}
+
+/// Decodes one raw LZ4 block produced with `dict` as its dictionary.
+pub fn decompress_with_dict(dict: &[u8], input: &[u8], output: &mut [u8]) -> Result<usize> {
+    check_input(input)?;
+    check_input(dict)?;
+    ffi::decompress_safe_using_dict(input, output, dict).ok_or(Error::Data)
+}
+
+fn check_input(input: &[u8]) -> Result<()> {
+    if input.len() > MAX_INPUT_SIZE {
+        return Err(Error::TwoGbLimit);
+    }
+    Ok(())
+}
+
+/// A reusable LZ4 stream state (about 16 KiB) for dictionary compression;
+/// keep one per worker thread.
+pub struct Lz4Compressor {
+    stream: ffi::Stream,
+}
+
+impl Lz4Compressor {
+    /// Allocates the stream state.
+    pub fn new() -> Result<Self> {
+        Ok(Lz4Compressor {
+            stream: ffi::Stream::new().ok_or(Error::MemoryAlloc)?,
+        })
+    }
+
+    /// Same as the free [`compress`].
+    pub fn compress(&mut self, clevel: u8, input: &[u8], output: &mut [u8]) -> Result<usize> {
+        compress(clevel, input, output)
+    }
+
+    /// Same as the free [`compress_with_dict`]. The state is re-primed with
+    /// `dict` before every call, so each block references the dictionary only
+    /// and never an earlier block: blocks stay independently decodable.
+    pub fn compress_with_dict(
+        &mut self,
+        clevel: u8,
+        dict: &[u8],
+        input: &[u8],
+        output: &mut [u8],
+    ) -> Result<usize> {
+        check_input(input)?;
+        check_input(dict)?;
+        self.stream.load_dict(dict);
+        Ok(self
+            .stream
+            .compress_fast_continue(input, output, acceleration(clevel)))
+    }
+}
+
+/// The only code here that talks to C. Every wrapper takes slices, so the
+/// pointer/length pairs handed to lz4 always describe live, correctly sized
+/// buffers; lengths are checked (or clamped) to fit a C `int` first.
+mod ffi {
+    use std::os::raw::{c_char, c_int};
+
+    use super::NonNull;
+
+    #[repr(C)]
+    pub(super) struct Lz4Stream {
+        _opaque: [u8; 0],
+    }
+
+    extern "C" {
+        fn LZ4_compress_fast(
+            src: *const c_char,
+            dst: *mut c_char,
+            src_size: c_int,
+            dst_cap: c_int,
+            accel: c_int,
+        ) -> c_int;
+        fn LZ4_decompress_safe(
+            src: *const c_char,
+            dst: *mut c_char,
+            src_size: c_int,
+            dst_cap: c_int,
+        ) -> c_int;
+        fn LZ4_decompress_safe_usingDict(
+            src: *const c_char,
+            dst: *mut c_char,
+            src_size: c_int,
+            dst_cap: c_int,
+            dict: *const c_char,
+            dict_size: c_int,
+        ) -> c_int;
+        fn LZ4_createStream() -> *mut Lz4Stream;
+        fn LZ4_freeStream(stream: *mut Lz4Stream) -> c_int;
+        fn LZ4_loadDict(stream: *mut Lz4Stream, dict: *const c_char, dict_size: c_int) -> c_int;
+        fn LZ4_compress_fast_continue(
+            stream: *mut Lz4Stream,
+            src: *const c_char,
+            dst: *mut c_char,
+            src_size: c_int,
+            dst_cap: c_int,
+            accel: c_int,
+        ) -> c_int;
+    }
+
+    // The C symbols above come from the static lz4 library that lz4-sys
+    // builds; calling one of its own items keeps that crate (and so the
+    // library) in the link.
+    pub(super) fn version_number() -> i32 {
+        // SAFETY: takes no arguments and only returns a constant.
+        unsafe { lz4_sys::LZ4_versionNumber() }
+    }
+
+    /// Output capacities beyond `c_int` are clamped: lz4 never needs more
+    /// than a bound of about 1.004 × input, and inputs are already limited.
+    pub(super) fn cap(len: usize) -> c_int {
+        len.min(c_int::MAX as usize) as c_int
+    }
+
+    /// Callers have checked `src.len() <= LZ4_MAX_INPUT_SIZE`.
+    pub(super) fn len(s: &[u8]) -> c_int {
+        s.len() as c_int
+    }
+
+    pub(super) fn compress_fast(src: &[u8], dst: &mut [u8], accel: i32) -> usize {
+        // SAFETY: src/dst are valid for their (int-sized) lengths; lz4 reads
+        // at most src_size bytes, writes at most dst_cap bytes, and returns
+        // 0 (never a negative value) when the output does not fit.
+        let n = unsafe {
+            LZ4_compress_fast(
+                src.as_ptr().cast(),
+                dst.as_mut_ptr().cast(),
+                len(src),
+                cap(dst.len()),
+                accel,
+            )
+        };
+        n.max(0) as usize
+    }
+
+    pub(super) fn decompress_safe(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+        // SAFETY: the `_safe` decoder is designed for untrusted input: it
+        // never reads past src_size nor writes past dst_cap, returning a
+        // negative value on any malformed stream.
+        let n = unsafe {
+            LZ4_decompress_safe(
+                src.as_ptr().cast(),
+                dst.as_mut_ptr().cast(),
+                len(src),
+                cap(dst.len()),
+            )
+        };
+        usize::try_from(n).ok()
+    }
+
+    pub(super) fn decompress_safe_using_dict(
+        src: &[u8],
+        dst: &mut [u8],
+        dict: &[u8],
+    ) -> Option<usize> {
+        // SAFETY: as for `decompress_safe`; the dictionary is only read,
+        // within dict_size, and `dst` (a `&mut`) cannot overlap it.
+        let n = unsafe {
+            LZ4_decompress_safe_usingDict(
+                src.as_ptr().cast(),
+                dst.as_mut_ptr().cast(),
+                len(src),
+                cap(dst.len()),
+                dict.as_ptr().cast(),
+                len(dict),
+            )
+        };
+        usize::try_from(n).ok()
+    }
+
+    /// Owned `LZ4_stream_t`. lz4 keeps a pointer to the last loaded
+    /// dictionary inside it, so `load_dict` and the following
+    /// `compress_fast_continue` must see the same dictionary borrow: both
+    /// happen within one `Lz4Compressor::compress_with_dict` call.
+    pub(super) struct Stream(NonNull<Lz4Stream>);
+
+    // SAFETY: the stream is plain heap memory owned exclusively by this
+    // value; lz4 keeps no thread affinity, so moving it across threads is fine.
+    unsafe impl Send for Stream {}
+
+    impl Stream {
+        pub(super) fn new() -> Option<Self> {
+            // SAFETY: allocates and initialises a stream, or returns NULL.
+            NonNull::new(unsafe { LZ4_createStream() }).map(Stream)
+        }
+
+        pub(super) fn load_dict(&mut self, dict: &[u8]) {
+            // SAFETY: the stream is valid and exclusively borrowed; lz4 reads
+            // the dictionary (at most its last 64 KiB) and remembers its
+            // address, which is only used by the next call made while `dict`
+            // is still borrowed by our caller.
+            unsafe { LZ4_loadDict(self.0.as_ptr(), dict.as_ptr().cast(), len(dict)) };
+        }
+
+        pub(super) fn compress_fast_continue(
+            &mut self,
+            src: &[u8],
+            dst: &mut [u8],
+            accel: i32,
+        ) -> usize {
+            // SAFETY: same buffer contract as `compress_fast`; the stream was
+            // primed by `load_dict` with a dictionary that is still alive.
+            let n = unsafe {
+                LZ4_compress_fast_continue(
+                    self.0.as_ptr(),
+                    src.as_ptr().cast(),
+                    dst.as_mut_ptr().cast(),
+                    len(src),
+                    cap(dst.len()),
+                    accel,
+                )
+            };
+            n.max(0) as usize
+        }
+    }
+
+    impl Drop for Stream {
+        fn drop(&mut self) {
+            // SAFETY: the pointer came from LZ4_createStream and is freed once.
+            unsafe { LZ4_freeStream(self.0.as_ptr()) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(n: usize) -> Vec<u8> {
+        let mut state = 0x1234_5678u32;
+        (0..n)
+            .map(|i| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                if i % 7 == 0 {
+                    (state >> 24) as u8
+                } else {
+                    (i / 13) as u8
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn accel_mapping() {
+        assert_eq!(acceleration(1), 9);
+        assert_eq!(acceleration(5), 5);
+        assert_eq!(acceleration(9), 1);
+        assert_eq!(acceleration(12), 1);
+    }
+
+    #[test]
+    fn version() {
+        assert_eq!(complib_version(), "1.10.0");
+    }
+
+    #[test]
+    fn round_trip_all_levels() {
+        let input = sample(100_000);
+        for clevel in 1..=9 {
+            let mut c = vec![0u8; input.len()];
+            let n = compress(clevel, &input, &mut c).unwrap();
+            assert!(n > 0 && n < input.len());
+            let mut d = vec![0u8; input.len()];
+            assert_eq!(decompress(&c[..n], &mut d).unwrap(), input.len());
+            assert_eq!(d, input);
+        }
+    }
+
+    #[test]
+    fn round_trip_dict() {
+        let dict = sample(8_000);
+        let input: Vec<u8> = dict.iter().rev().chain(dict.iter()).copied().collect();
+        let mut c = vec![0u8; input.len()];
+        let n = compress_with_dict(5, &dict, &input, &mut c).unwrap();
+        let plain = compress(5, &input, &mut vec![0u8; input.len()]).unwrap();
+        assert!(n > 0 && n < plain, "dict {n} plain {plain}");
+        let mut d = vec![0u8; input.len()];
+        assert_eq!(
+            decompress_with_dict(&dict, &c[..n], &mut d).unwrap(),
+            input.len()
+        );
+        assert_eq!(d, input);
+        // Same result on a second call: the stream is re-primed, not chained.
+        let mut c2 = vec![0u8; input.len()];
+        assert_eq!(compress_with_dict(5, &dict, &input, &mut c2).unwrap(), n);
+        assert_eq!(c2[..n], c[..n]);
+    }
+
+    #[test]
+    fn output_too_small_is_zero() {
+        let input = sample(10_000);
+        let mut small = vec![0u8; 16];
+        assert_eq!(compress(5, &input, &mut small).unwrap(), 0);
+        assert_eq!(
+            compress_with_dict(5, &input[..100], &input, &mut small).unwrap(),
+            0
+        );
+        assert_eq!(compress(5, &input, &mut []).unwrap(), 0);
+        let noise: Vec<u8> = (0..4096u32)
+            .scan(0x9e37_79b9u32, |x, _| {
+                *x ^= *x << 13;
+                *x ^= *x >> 17;
+                *x ^= *x << 5;
+                Some((*x >> 11) as u8)
+            })
+            .collect();
+        assert_eq!(compress(9, &noise, &mut vec![0u8; noise.len()]).unwrap(), 0);
+    }
+
+    #[test]
+    fn malformed_input_is_error() {
+        let input = sample(5_000);
+        let mut c = vec![0u8; input.len()];
+        let n = compress(5, &input, &mut c).unwrap();
+        let mut d = vec![0u8; input.len()];
+        // Truncated streams and a too-small output.
+        for cut in [0, 1, n / 2, n - 1] {
+            assert!(decompress(&c[..cut], &mut d).is_err(), "cut {cut}");
+        }
+        assert!(decompress(&c[..n], &mut d[..input.len() - 1]).is_err());
+        // Garbage of many shapes: never a panic, never more than output.len().
+        let mut state = 7u32;
+        for len in 0..300 {
+            let junk: Vec<u8> = (0..len)
+                .map(|_| {
+                    state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    (state >> 24) as u8
+                })
+                .collect();
+            if let Ok(k) = decompress(&junk, &mut d) {
+                assert!(k <= d.len());
+            }
+            if let Ok(k) = decompress_with_dict(&input[..64], &junk, &mut d) {
+                assert!(k <= d.len());
+            }
+        }
+    }
+}
