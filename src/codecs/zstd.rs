@@ -30,15 +30,15 @@ pub fn complib_version() -> String {
     format!("{}.{}.{}", v / 10_000, (v / 100) % 100, v % 100)
 }
 
-/// zstd level for a Blosc `clevel`: `2*clevel - 1` below 9 (so 1, 3, ..,
-/// 15), except clevel 8 which is `max - 2` (20), and clevel 9 or more is the
-/// maximum level (22).
+/// zstd level for a Blosc `clevel`: `2*clevel - 1` below 9 (1, 3, .., 15)
+/// and the maximum level (22) from 9 on. (The reference also has a special
+/// case meant for clevel 8, but it tests the already mapped level, which is
+/// never 8, so it has no effect; neither does it here.)
 pub fn zstd_level(clevel: u8) -> i32 {
-    let max = ffi::max_level();
-    match clevel {
-        8 => max - 2,
-        c if c < 9 => 2 * i32::from(c) - 1,
-        _ => max,
+    if clevel < 9 {
+        2 * i32::from(clevel) - 1
+    } else {
+        ffi::max_level()
     }
 }
 
@@ -530,7 +530,7 @@ mod tests {
     #[test]
     fn level_mapping() {
         let got: Vec<i32> = (0..=10).map(zstd_level).collect();
-        assert_eq!(got, [-1, 1, 3, 5, 7, 9, 11, 13, 20, 22, 22]);
+        assert_eq!(got, [-1, 1, 3, 5, 7, 9, 11, 13, 15, 22, 22]);
     }
 
     #[test]
