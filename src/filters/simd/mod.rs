@@ -1,0 +1,347 @@
+//! Kernel selection for the byte and bit transposes behind SHUFFLE and
+//! BITSHUFFLE.
+//!
+//! The public filter functions always use [`Kernel::best`]; the `*_with`
+//! functions here take the kernel explicitly so tests and benchmarks can run
+//! every implementation on the same machine. Asking for a kernel the CPU
+//! lacks silently downgrades to the best one it has, which keeps these
+//! functions safe to call with any argument.
+//!
+//! All kernels produce byte-identical output: the scalar module is the
+//! reference and the tests below compare every vector kernel against it.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+pub(crate) mod scalar;
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod avx2;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod sse2;
+
+/// An implementation of the transposition kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kernel {
+    /// Portable Rust, the reference implementation.
+    Scalar,
+    /// x86 SSE2 (128-bit vectors).
+    Sse2,
+    /// x86 AVX2 (256-bit vectors).
+    Avx2,
+}
+
+// 0 = not probed yet, otherwise 1 + the Kernel's position in `ALL`.
+static BEST: AtomicU8 = AtomicU8::new(0);
+
+const ALL: [Kernel; 3] = [Kernel::Scalar, Kernel::Sse2, Kernel::Avx2];
+
+impl Kernel {
+    /// The fastest kernel this CPU supports, probed once and cached.
+    pub fn best() -> Kernel {
+        match BEST.load(Ordering::Relaxed) {
+            0 => {
+                let k = probe();
+                // Racing threads all compute the same answer, so a plain
+                // store is enough.
+                BEST.store(
+                    ALL.iter().position(|&x| x == k).unwrap_or(0) as u8 + 1,
+                    Ordering::Relaxed,
+                );
+                k
+            }
+            v => ALL[(v - 1) as usize],
+        }
+    }
+
+    /// Every kernel usable on this CPU, slowest first (always starts with
+    /// [`Kernel::Scalar`]).
+    pub fn available() -> Vec<Kernel> {
+        let best = Kernel::best();
+        ALL.iter().copied().filter(|&k| k <= best).collect()
+    }
+
+    /// `self` if the CPU supports it, otherwise the best kernel it does.
+    /// The kernels form a chain (AVX2 machines have SSE2), so `min` works.
+    fn usable(self) -> Kernel {
+        self.min(Kernel::best())
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+fn probe() -> Kernel {
+    if is_x86_feature_detected!("avx2") {
+        Kernel::Avx2
+    } else if is_x86_feature_detected!("sse2") {
+        Kernel::Sse2
+    } else {
+        Kernel::Scalar
+    }
+}
+
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+fn probe() -> Kernel {
+    Kernel::Scalar
+}
+
+thread_local! {
+    // Bit (un)shuffle needs an intermediate buffer as large as the block;
+    // reusing one per thread avoids an allocation (often an mmap plus page
+    // faults for 256 KiB blocks) on every call.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            if buf.len() < len {
+                buf.resize(len, 0);
+            }
+            f(&mut buf[..len])
+        }
+        // Only reachable if `f` re-entered us; fall back to a fresh buffer.
+        Err(_) => f(&mut vec![0u8; len]),
+    })
+}
+
+/// Byte shuffle of whole elements: `src.len()` is a multiple of `ts >= 2`.
+fn shuffle_exact(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
+    match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Avx2 when the CPU was detected to
+        // support it.
+        Kernel::Avx2 => unsafe { avx2::shuffle_exact(ts, src, dst) },
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: as above, for SSE2.
+        Kernel::Sse2 => unsafe { sse2::shuffle_exact(ts, src, dst) },
+        _ => scalar::shuffle_exact(ts, src, dst),
+    }
+}
+
+/// Byte unshuffle of whole elements: `src.len()` is a multiple of `ts >= 2`.
+fn unshuffle_exact(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
+    match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Avx2 when the CPU supports it.
+        Kernel::Avx2 => unsafe { avx2::unshuffle_exact(ts, src, dst) },
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: as above, for SSE2.
+        Kernel::Sse2 => unsafe { sse2::unshuffle_exact(ts, src, dst) },
+        _ => scalar::unshuffle_exact(ts, src, dst),
+    }
+}
+
+/// Plane (length a multiple of 8) to its eight bit rows.
+fn bits_to_rows(k: Kernel, plane: &[u8], rows: &mut [u8]) {
+    match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Avx2 when the CPU supports it.
+        Kernel::Avx2 => unsafe { avx2::bits_to_rows(plane, rows) },
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: as above, for SSE2.
+        Kernel::Sse2 => unsafe { sse2::bits_to_rows(plane, rows) },
+        _ => scalar::bits_to_rows_from(plane, rows, 0),
+    }
+}
+
+/// Eight bit rows back to their plane (length a multiple of 8).
+fn rows_to_bits(k: Kernel, rows: &[u8], plane: &mut [u8]) {
+    match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Avx2 when the CPU supports it.
+        Kernel::Avx2 => unsafe { avx2::rows_to_bits(rows, plane) },
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: as above, for SSE2.
+        Kernel::Sse2 => unsafe { sse2::rows_to_bits(rows, plane) },
+        _ => scalar::rows_to_bits_from(rows, plane, 0),
+    }
+}
+
+/// [`crate::filters::shuffle::shuffle`] with an explicit kernel. Processes
+/// `min(src.len(), dst.len())` bytes; `ts` of 0 or 1 is a copy.
+pub fn shuffle_with(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
+    let len = src.len().min(dst.len());
+    let (src, dst) = (&src[..len], &mut dst[..len]);
+    let main = if ts > 1 { len / ts * ts } else { 0 };
+    if main > 0 {
+        shuffle_exact(k, ts, &src[..main], &mut dst[..main]);
+    }
+    // Bytes that do not make a whole element stay where they are.
+    dst[main..].copy_from_slice(&src[main..]);
+}
+
+/// [`crate::filters::shuffle::unshuffle`] with an explicit kernel.
+pub fn unshuffle_with(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
+    let len = src.len().min(dst.len());
+    let (src, dst) = (&src[..len], &mut dst[..len]);
+    let main = if ts > 1 { len / ts * ts } else { 0 };
+    if main > 0 {
+        unshuffle_exact(k, ts, &src[..main], &mut dst[..main]);
+    }
+    dst[main..].copy_from_slice(&src[main..]);
+}
+
+/// Bitshuffle with an explicit kernel: the first `8 * floor(n / 8)` of the
+/// `n = len / ts` elements are bit-transposed, the remaining bytes copied.
+/// Processes `min(src.len(), dst.len())` bytes; `ts == 0` is a copy.
+pub fn bitshuffle_with(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
+    let len = src.len().min(dst.len());
+    let (src, dst) = (&src[..len], &mut dst[..len]);
+    let n = len.checked_div(ts).unwrap_or(0) / 8 * 8;
+    let main = n * ts;
+    if n > 0 {
+        if ts == 1 {
+            bits_to_rows(k, &src[..main], &mut dst[..main]);
+        } else {
+            // Byte planes first; each plane then becomes the 8 bit rows that
+            // occupy the same byte range of the output.
+            with_scratch(main, |tmp| {
+                shuffle_exact(k, ts, &src[..main], tmp);
+                for (plane, rows) in tmp.chunks_exact(n).zip(dst[..main].chunks_exact_mut(n)) {
+                    bits_to_rows(k, plane, rows);
+                }
+            });
+        }
+    }
+    dst[main..].copy_from_slice(&src[main..]);
+}
+
+/// Inverse of [`bitshuffle_with`].
+pub fn bitunshuffle_with(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
+    let len = src.len().min(dst.len());
+    let (src, dst) = (&src[..len], &mut dst[..len]);
+    let n = len.checked_div(ts).unwrap_or(0) / 8 * 8;
+    let main = n * ts;
+    if n > 0 {
+        if ts == 1 {
+            rows_to_bits(k, &src[..main], &mut dst[..main]);
+        } else {
+            with_scratch(main, |tmp| {
+                for (rows, plane) in src[..main].chunks_exact(n).zip(tmp.chunks_exact_mut(n)) {
+                    rows_to_bits(k, rows, plane);
+                }
+                unshuffle_exact(k, ts, tmp, &mut dst[..main]);
+            });
+        }
+    }
+    dst[main..].copy_from_slice(&src[main..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect()
+    }
+
+    fn typesizes() -> Vec<usize> {
+        let mut v: Vec<usize> = (1..=33).collect();
+        v.extend([64, 128, 255]);
+        v
+    }
+
+    fn lengths() -> Vec<usize> {
+        let mut v: Vec<usize> = (0..=300).collect();
+        v.extend([1023, 4097, 8191, 65537, 100_003]);
+        v
+    }
+
+    /// Bitshuffle straight from its definition, one bit at a time.
+    fn naive_bitshuffle(ts: usize, src: &[u8]) -> Vec<u8> {
+        let n = src.len() / ts / 8 * 8;
+        let mut out = src.to_vec();
+        out[..n * ts].iter_mut().for_each(|b| *b = 0);
+        for i in 0..n {
+            for j in 0..ts {
+                for b in 0..8 {
+                    let bit = (src[i * ts + j] >> b) & 1;
+                    let row = j * 8 + b;
+                    let pos = row * n + i;
+                    out[pos / 8] |= bit << (pos % 8);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn scalar_bitshuffle_matches_definition() {
+        for ts in [1, 2, 3, 4, 7, 8, 16] {
+            for len in [0, 7, 8, 63, 64, 65, 200, 257] {
+                let src = data(len, (ts * 1000 + len) as u64);
+                let mut dst = vec![0u8; len];
+                bitshuffle_with(Kernel::Scalar, ts, &src, &mut dst);
+                assert_eq!(dst, naive_bitshuffle(ts, &src), "ts {ts} len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_matches_scalar() {
+        let kernels = Kernel::available();
+        eprintln!("kernels tested: {kernels:?}");
+        for ts in typesizes() {
+            for len in lengths() {
+                // the big lengths only for a subset, to keep the test quick
+                if len > 300 && ts > 33 && len > 70_000 {
+                    continue;
+                }
+                let src = data(len, (ts * 7919 + len) as u64);
+                let mut ref_s = vec![0u8; len];
+                let mut ref_b = vec![0u8; len];
+                shuffle_with(Kernel::Scalar, ts, &src, &mut ref_s);
+                bitshuffle_with(Kernel::Scalar, ts, &src, &mut ref_b);
+                for &k in &kernels {
+                    let mut out = vec![0xA5u8; len];
+                    shuffle_with(k, ts, &src, &mut out);
+                    assert_eq!(out, ref_s, "shuffle {k:?} ts {ts} len {len}");
+                    let mut back = vec![0x5Au8; len];
+                    unshuffle_with(k, ts, &out, &mut back);
+                    assert_eq!(back, src, "unshuffle {k:?} ts {ts} len {len}");
+
+                    let mut out = vec![0xA5u8; len];
+                    bitshuffle_with(k, ts, &src, &mut out);
+                    assert_eq!(out, ref_b, "bitshuffle {k:?} ts {ts} len {len}");
+                    let mut back = vec![0x5Au8; len];
+                    bitunshuffle_with(k, ts, &out, &mut back);
+                    assert_eq!(back, src, "bitunshuffle {k:?} ts {ts} len {len}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn degenerate_arguments_do_not_panic() {
+        let src = data(50, 3);
+        for &k in &Kernel::available() {
+            for ts in [0, 1, 49, 50, 51, 300, usize::MAX] {
+                let mut out = vec![0u8; 50];
+                shuffle_with(k, ts, &src, &mut out);
+                unshuffle_with(k, ts, &src, &mut out);
+                bitshuffle_with(k, ts, &src, &mut out);
+                bitunshuffle_with(k, ts, &src, &mut out);
+                // mismatched lengths: only the common prefix is touched
+                let mut short = vec![0u8; 10];
+                shuffle_with(k, ts, &src, &mut short);
+                bitshuffle_with(k, ts, &src[..5], &mut out);
+            }
+        }
+    }
+
+    #[test]
+    fn best_is_cached_and_available() {
+        assert_eq!(Kernel::best(), Kernel::best());
+        assert_eq!(Kernel::available()[0], Kernel::Scalar);
+        assert_eq!(*Kernel::available().last().unwrap(), Kernel::best());
+        assert_eq!(Kernel::Avx2.usable(), Kernel::best().min(Kernel::Avx2));
+    }
+}

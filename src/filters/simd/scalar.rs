@@ -1,0 +1,128 @@
+//! Portable reference kernels.
+//!
+//! Every SIMD kernel must produce exactly what these produce; the tests in
+//! `simd/mod.rs` hold them to it. They are also the fallback on CPUs (or
+//! architectures) without a vector kernel, so they are written to be simple
+//! first and reasonably quick second.
+
+/// Byte-transpose `n = src.len() / ts` whole elements into `ts` planes of `n`
+/// bytes each, for the elements `start..n` only (the vector kernels do the
+/// elements before `start`). Both slices hold exactly `n * ts` bytes.
+pub(crate) fn shuffle_range(ts: usize, src: &[u8], dst: &mut [u8], start: usize) {
+    let n = src.len() / ts;
+    if start >= n {
+        return;
+    }
+    for (j, plane) in dst.chunks_exact_mut(n).enumerate().take(ts) {
+        let column = src[start * ts + j..].iter().step_by(ts);
+        for (d, s) in plane[start..].iter_mut().zip(column) {
+            *d = *s;
+        }
+    }
+}
+
+/// Inverse of [`shuffle_range`], for the elements `start..n`.
+pub(crate) fn unshuffle_range(ts: usize, src: &[u8], dst: &mut [u8], start: usize) {
+    let n = src.len() / ts;
+    if start >= n {
+        return;
+    }
+    for (j, plane) in src.chunks_exact(n).enumerate().take(ts) {
+        let column = dst[start * ts + j..].iter_mut().step_by(ts);
+        for (d, s) in column.zip(&plane[start..]) {
+            *d = *s;
+        }
+    }
+}
+
+/// Byte shuffle of whole elements (`src.len()` is a multiple of `ts`).
+pub(crate) fn shuffle_exact(ts: usize, src: &[u8], dst: &mut [u8]) {
+    shuffle_range(ts, src, dst, 0);
+}
+
+/// Byte unshuffle of whole elements (`src.len()` is a multiple of `ts`).
+pub(crate) fn unshuffle_exact(ts: usize, src: &[u8], dst: &mut [u8]) {
+    unshuffle_range(ts, src, dst, 0);
+}
+
+/// Transposes the 8x8 bit matrix held in `x`, where row `r` is byte `r`
+/// (little-endian) and column `c` is bit `c`: afterwards byte `c` bit `r`
+/// holds what byte `r` bit `c` held. Three rounds of swapping off-diagonal
+/// blocks (1x1, 2x2, 4x4 bits), each a masked exchange.
+#[inline(always)]
+pub(crate) fn transpose_bits_8x8(mut x: u64) -> u64 {
+    let t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
+    x ^= t ^ (t << 7);
+    let t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
+    x ^= t ^ (t << 14);
+    let t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
+    x ^= t ^ (t << 28);
+    x
+}
+
+/// Bit-transposes one byte plane into its eight bit rows, for the 8-byte
+/// groups `start_group..`: with `r = plane.len() / 8`,
+/// `rows[b * r + k]` bit `p` = `plane[8 * k + p]` bit `b`.
+/// `plane.len()` is a multiple of 8 and equals `rows.len()`.
+pub(crate) fn bits_to_rows_from(plane: &[u8], rows: &mut [u8], start_group: usize) {
+    let r = plane.len() / 8;
+    for k in start_group..r {
+        let mut b8 = [0u8; 8];
+        b8.copy_from_slice(&plane[8 * k..8 * k + 8]);
+        let y = transpose_bits_8x8(u64::from_le_bytes(b8)).to_le_bytes();
+        for (b, byte) in y.iter().enumerate() {
+            rows[b * r + k] = *byte;
+        }
+    }
+}
+
+/// Inverse of [`bits_to_rows_from`]: rebuilds the byte plane from its eight
+/// bit rows, for the 8-byte groups `start_group..`.
+pub(crate) fn rows_to_bits_from(rows: &[u8], plane: &mut [u8], start_group: usize) {
+    let r = rows.len() / 8;
+    for k in start_group..r {
+        let mut b8 = [0u8; 8];
+        for (b, byte) in b8.iter_mut().enumerate() {
+            *byte = rows[b * r + k];
+        }
+        let y = transpose_bits_8x8(u64::from_le_bytes(b8));
+        plane[8 * k..8 * k + 8].copy_from_slice(&y.to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transpose_matches_bit_definition() {
+        let mut x: u64 = 0x0123_4567_89AB_CDEF;
+        for _ in 0..200 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let y = transpose_bits_8x8(x);
+            for r in 0..8 {
+                for c in 0..8 {
+                    assert_eq!((x >> (8 * r + c)) & 1, (y >> (8 * c + r)) & 1);
+                }
+            }
+            assert_eq!(transpose_bits_8x8(y), x);
+        }
+    }
+
+    #[test]
+    fn ranges_compose() {
+        let src: Vec<u8> = (0..60u8).collect();
+        let mut a = vec![0u8; 60];
+        let mut b = vec![0u8; 60];
+        shuffle_exact(3, &src, &mut a);
+        shuffle_range(3, &src, &mut b, 0);
+        assert_eq!(a, b);
+        assert_eq!(&a[..4], &[0, 3, 6, 9]);
+        assert_eq!(&a[20..23], &[1, 4, 7]);
+        let mut back = vec![0u8; 60];
+        unshuffle_exact(3, &a, &mut back);
+        assert_eq!(back, src);
+    }
+}

@@ -1,0 +1,139 @@
+//! TRUNC_PREC (filter id 4): zeroes low mantissa bits of float32/float64
+//! values so the block compresses better. Lossy, so decoding does nothing.
+//!
+//! `meta` (the signed `filters_meta` byte) counts mantissa bits: a positive
+//! value is how many to keep, a negative value how many to zero. As in
+//! upstream the request fails when `|meta|` exceeds the mantissa width (23
+//! or 52 bits) or when it would zero the whole mantissa (which could turn
+//! NaNs into infinities), so `meta == 0` is an error too. Only typesizes 4
+//! and 8 are accepted.
+
+use crate::error::{Error, Result};
+
+/// Masks `src` into `dst` keeping sign, exponent and the requested mantissa
+/// bits of each little-endian element. The `len % typesize` trailing bytes
+/// are copied (upstream leaves them unwritten).
+///
+/// Errors with [`Error::FilterPipeline`] (what upstream's compressor reports
+/// for a failing filter) for a bad `meta` or typesize, and with
+/// [`Error::InvalidParam`] when the lengths differ.
+pub fn trunc_prec(meta: i8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<()> {
+    if src.len() != dst.len() {
+        return Err(Error::InvalidParam);
+    }
+    let mantissa = match typesize {
+        4 => 23,
+        8 => 52,
+        _ => return Err(Error::FilterPipeline),
+    };
+    let bits = meta as i32;
+    if bits.abs() > mantissa {
+        return Err(Error::FilterPipeline);
+    }
+    let zeroed = if bits >= 0 { mantissa - bits } else { -bits };
+    if zeroed >= mantissa {
+        return Err(Error::FilterPipeline);
+    }
+    let mask = !((1u64 << zeroed) - 1);
+    if typesize == 4 {
+        apply_mask::<4>(src, dst, mask);
+    } else {
+        apply_mask::<8>(src, dst, mask);
+    }
+    Ok(())
+}
+
+/// `dst = src & mask` per `W`-byte little-endian element; trailing bytes
+/// that do not make an element are copied. Shared with INT_TRUNC.
+pub(crate) fn apply_mask<const W: usize>(src: &[u8], dst: &mut [u8], mask: u64) {
+    let mut m = [0u8; W];
+    m.copy_from_slice(&mask.to_le_bytes()[..W]);
+    let body = src.len() / W * W;
+    for (d, s) in dst[..body]
+        .chunks_exact_mut(W)
+        .zip(src[..body].chunks_exact(W))
+    {
+        for i in 0..W {
+            d[i] = s[i] & m[i];
+        }
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float32_keep_and_zero() {
+        let vals = [1.0f32 / 3.0, -2.5e-3, 1e30, f32::NAN, f32::INFINITY];
+        let src: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut dst = vec![0u8; src.len()];
+        trunc_prec(10, 4, &src, &mut dst).unwrap();
+        for (i, c) in dst.chunks(4).enumerate() {
+            let got = u32::from_le_bytes(c.try_into().unwrap());
+            assert_eq!(got, vals[i].to_bits() & !((1 << 13) - 1));
+        }
+        assert!(f32::from_le_bytes(dst[12..16].try_into().unwrap()).is_nan());
+        let mut neg = vec![0u8; src.len()];
+        trunc_prec(-13, 4, &src, &mut neg).unwrap();
+        assert_eq!(neg, dst);
+        trunc_prec(23, 4, &src, &mut neg).unwrap();
+        assert_eq!(neg, src);
+    }
+
+    #[test]
+    fn float64() {
+        let src: Vec<u8> = [std::f64::consts::PI, -1e-300]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let mut dst = vec![0u8; 16];
+        trunc_prec(-50, 8, &src, &mut dst).unwrap();
+        let got = u64::from_le_bytes(dst[..8].try_into().unwrap());
+        assert_eq!(got, std::f64::consts::PI.to_bits() & !((1u64 << 50) - 1));
+        trunc_prec(1, 8, &src, &mut dst).unwrap();
+        trunc_prec(52, 8, &src, &mut dst).unwrap();
+        assert_eq!(dst, src);
+    }
+
+    #[test]
+    fn errors() {
+        let src = [0u8; 16];
+        let mut dst = [0u8; 16];
+        for (meta, ts) in [
+            (0, 4),
+            (24, 4),
+            (-23, 4),
+            (-128, 4),
+            (127, 8),
+            (53, 8),
+            (-52, 8),
+            (0, 8),
+            (5, 2),
+            (5, 16),
+            (5, 0),
+        ] {
+            assert_eq!(
+                trunc_prec(meta, ts, &src, &mut dst),
+                Err(Error::FilterPipeline),
+                "meta {meta} ts {ts}"
+            );
+        }
+        assert_eq!(trunc_prec(-22, 4, &src, &mut dst), Ok(()));
+        assert_eq!(trunc_prec(-51, 8, &src, &mut dst), Ok(()));
+        assert_eq!(
+            trunc_prec(5, 4, &src, &mut dst[..15]),
+            Err(Error::InvalidParam)
+        );
+    }
+
+    #[test]
+    fn tail_copied() {
+        let src: Vec<u8> = (0..11).map(|i| 0xF0 | i).collect();
+        let mut dst = vec![0u8; 11];
+        trunc_prec(-20, 4, &src, &mut dst).unwrap();
+        assert_eq!(dst[8..], src[8..]);
+        assert_eq!(dst[0], 0);
+    }
+}
