@@ -61,3 +61,64 @@ fn bitshuffle_matches_2_20_0_ramp() {
         assert!(back == src, "bitunshuffle {k:?}");
     }
 }
+
+/// The generator's xorshift64* byte stream.
+struct Prng(u64);
+
+impl Prng {
+    fn new(seed: u64) -> Prng {
+        Prng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1))
+    }
+
+    fn fill(&mut self, n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                let mut x = self.0;
+                x ^= x >> 12;
+                x ^= x << 25;
+                x ^= x >> 27;
+                self.0 = x;
+                (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8
+            })
+            .collect()
+    }
+}
+
+fn fnv1a(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+#[test]
+fn transposes_match_3_3_5_on_random_blocks() {
+    let path = root().join("tests/data/filters/transpose-3.3.5.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut cases = 0;
+    type Op = fn(Kernel, usize, &[u8], &mut [u8]);
+    let ops: [(&str, Op); 4] = [
+        ("shuffle", simd::shuffle_with),
+        ("unshuffle", simd::unshuffle_with),
+        ("bitshuffle", simd::bitshuffle_with),
+        ("bitunshuffle", simd::bitunshuffle_with),
+    ];
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let ts: usize = f[0].parse().unwrap();
+        let len: usize = f[1].parse().unwrap();
+        let src = Prng::new(ts as u64 * 1_000_003 + len as u64).fill(len);
+        for (i, (name, op)) in ops.iter().enumerate() {
+            let want = u64::from_str_radix(f[2 + i], 16).unwrap();
+            for k in Kernel::available() {
+                let mut out = vec![0u8; len];
+                op(k, ts, &src, &mut out);
+                assert_eq!(fnv1a(&out), want, "{name} {k:?} ts {ts} len {len}");
+            }
+        }
+        cases += 1;
+    }
+    assert!(cases > 500, "only {cases} cases read");
+}
