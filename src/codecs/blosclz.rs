@@ -85,7 +85,17 @@ fn read_u64(src: &[u8], pos: usize) -> u64 {
 #[inline(always)]
 fn match_end(src: &[u8], mut p: usize, mut r: usize, bound: usize) -> usize {
     let src = &src[..bound];
-    while p + 8 <= src.len() {
+    while p + 16 <= src.len() {
+        let a = u128::from_le_bytes(src[p..p + 16].try_into().unwrap());
+        let b = u128::from_le_bytes(src[r..r + 16].try_into().unwrap());
+        let x = a ^ b;
+        if x != 0 {
+            return p + (x.trailing_zeros() / 8) as usize + 1;
+        }
+        p += 16;
+        r += 16;
+    }
+    if p + 8 <= src.len() {
         let x = read_u64(src, p) ^ read_u64(src, r);
         if x != 0 {
             return p + (x.trailing_zeros() / 8) as usize + 1;
@@ -115,39 +125,42 @@ fn probe_cratio<const N: usize>(htab: &mut [u32; N], window: &[u8]) -> f64 {
     let data = &window[..limit];
     let ip_bound = limit - 1;
     let ip_limit = limit - 12;
-    // Counters mirror the reference's bookkeeping: one control byte plus the
-    // four literals every stream starts with.
-    let mut oc: usize = 5;
-    let mut copy: usize = 4;
+    // Output bytes of all finished tokens. The pending literal run (which
+    // starts with the four bytes every stream opens with) is costed lazily:
+    // the reference counts a run of n literals as n bytes plus one control
+    // byte per started group of 32, dropping the last control byte when a
+    // match follows an exact multiple of 32.
+    let mut oc: usize = 0;
+    let mut lit = 0;
     let mut ip = 0;
+    // Unlike the real parse, the probe scans from offset 0 yet books four
+    // phantom literals up front; they join the first literal run.
+    let mut pending_bias = 4;
     while ip < ip_limit {
         let anchor = ip;
         let seq = read_u32(data, anchor);
         let h = hash::<N>(seq);
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
-        let dist = anchor - r;
-        let mut is_match = dist != 0 && dist < MAX_FARDISTANCE && read_u32(data, r) == seq;
-        let mut end = 0;
-        if is_match {
-            end = match_end(data, anchor + 4, r + 4, ip_bound) - IPSHIFT;
-            is_match = end - anchor >= MINLEN;
-        }
-        if !is_match {
-            oc += 1;
-            copy += 1;
-            if copy == MAX_COPY {
-                copy = 0;
-                oc += 1;
-            }
+        let dist = anchor.wrapping_sub(r);
+        if dist.wrapping_sub(1) >= MAX_FARDISTANCE - 1 {
             ip = anchor + 1;
             continue;
         }
-        let len = end - anchor;
-        if copy == 0 {
-            oc -= 1;
+        let r = anchor - dist;
+        if read_u32(data, r) != seq {
+            ip = anchor + 1;
+            continue;
         }
-        copy = 0;
+        let end = match_end(data, anchor + 4, r + 4, ip_bound) - IPSHIFT;
+        let len = end - anchor;
+        if len < MINLEN {
+            ip = anchor + 1;
+            continue;
+        }
+        let n = anchor - lit + pending_bias;
+        pending_bias = 0;
+        oc += n + n.div_ceil(MAX_COPY);
         if len >= 7 {
             oc += (len - 7) / 255 + 1;
         }
@@ -155,8 +168,11 @@ fn probe_cratio<const N: usize>(htab: &mut [u32; N], window: &[u8]) -> f64 {
         let seq = read_u32(data, end);
         htab[hash::<N>(seq)] = end as u32;
         ip = end + 2;
-        oc += 1;
+        lit = ip;
     }
+    // The unfinished run still owns its reserved control byte.
+    let n = ip - lit + pending_bias;
+    oc += 1 + n + n / MAX_COPY;
     ip as f64 / oc as f64
 }
 
@@ -200,8 +216,15 @@ fn compress_level<const N: usize, const EXTRA_HASH: bool>(
         let h = hash::<N>(seq);
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
-        let dist = anchor - r;
-        if dist == 0 || dist >= MAX_FARDISTANCE || read_u32(input, r) != seq {
+        // One unsigned compare rejects both an empty slot (dist 0) and
+        // distances the format cannot express.
+        let dist = anchor.wrapping_sub(r);
+        if dist.wrapping_sub(1) >= MAX_FARDISTANCE - 1 {
+            ip = anchor + 1;
+            continue;
+        }
+        let r = anchor - dist;
+        if read_u32(input, r) != seq {
             ip = anchor + 1;
             continue;
         }
@@ -213,7 +236,7 @@ fn compress_level<const N: usize, const EXTRA_HASH: bool>(
             ip = anchor + 1;
             continue;
         }
-        if !w.literals(&input[lit..anchor]) || !w.matched(len, bdist) {
+        if !w.literals(input, lit, anchor) || !w.matched(len, bdist) {
             return 0;
         }
         // Seed the table at the match boundary; level 9 also hashes the next
@@ -227,7 +250,7 @@ fn compress_level<const N: usize, const EXTRA_HASH: bool>(
         ip = end + 2;
         lit = ip;
     }
-    if !w.literals(&input[lit..]) {
+    if !w.literals(input, lit, length) {
         return 0;
     }
     let size = w.op;
@@ -245,21 +268,29 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    /// Emits `lits` as runs of at most `MAX_COPY` bytes.
+    /// Emits `lits` as runs of at most `MAX_COPY` bytes. `src` is the whole
+    /// input and `lits` = `src[start..end]`; having the whole input lets short
+    /// runs use one fixed-size (vectorised) copy that may read past `end`.
     #[inline(always)]
-    fn literals(&mut self, lits: &[u8]) -> bool {
-        let n = lits.len();
+    fn literals(&mut self, src: &[u8], start: usize, end: usize) -> bool {
+        let n = end - start;
         if n == 0 {
             return true;
         }
         let op = self.op;
+        if n <= MAX_COPY && start + MAX_COPY <= src.len() && op + 1 + MAX_COPY <= self.out.len() {
+            self.out[op] = (n - 1) as u8;
+            self.out[op + 1..op + 1 + MAX_COPY].copy_from_slice(&src[start..start + MAX_COPY]);
+            self.op = op + 1 + n;
+            return true;
+        }
         let total = n + n.div_ceil(MAX_COPY);
         if op + total > self.out.len() {
             return false;
         }
         let out = &mut self.out[op..op + total];
         let mut o = 0;
-        for chunk in lits.chunks(MAX_COPY) {
+        for chunk in src[start..end].chunks(MAX_COPY) {
             out[o] = (chunk.len() - 1) as u8;
             out[o + 1..o + 1 + chunk.len()].copy_from_slice(chunk);
             o += chunk.len() + 1;
@@ -402,40 +433,90 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
     Ok(op)
 }
 
+/// For a match distance `d` in 2..8: the first 8 output bytes are source
+/// bytes `PATTERN[d][i]` (that is `i % d`), and afterwards the output can be
+/// copied 8 bytes at a time from `PERIOD[d]` (a multiple of `d`, >= 8) back.
+const PATTERN: [[u8; 8]; 8] = {
+    let mut t = [[0u8; 8]; 8];
+    let mut d = 1;
+    while d < 8 {
+        let mut i = 0;
+        while i < 8 {
+            t[d][i] = (i % d) as u8;
+            i += 1;
+        }
+        d += 1;
+    }
+    t
+};
+const PERIOD: [usize; 8] = [8, 8, 8, 9, 8, 10, 12, 14];
+
 /// LZ77 copy of `len` bytes from `dist` bytes back; overlapping copies repeat
-/// the pattern. Caller guarantees `dist <= op` and `op + len <= out.len()`.
+/// the pattern. Caller guarantees `1 <= dist <= op` and `op + len <= out.len()`.
 #[inline(always)]
 fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
     let src = op - dist;
-    if dist >= 16 && op + len + 16 <= out.len() {
-        // Whole 16-byte chunks, possibly overshooting `len`; each chunk's
-        // source lies entirely before its destination.
-        let mut s = src;
-        let mut d = op;
-        let end = op + len;
-        while d < end {
-            out.copy_within(s..s + 16, d);
-            s += 16;
-            d += 16;
+    let end = op + len;
+    // Away from the end of the buffer, copy whole fixed-size chunks and let
+    // the last one overshoot: later tokens overwrite the excess.
+    if end + 16 <= out.len() {
+        if len >= 64 {
+            // Long copies: a few wide libc calls beat any chunk loop.
+            copy_match_exact(out, op, dist, len);
+        } else if dist >= 16 {
+            // Each chunk's source lies entirely before its destination.
+            let mut d = op;
+            while d < end {
+                out.copy_within(d - dist..d - dist + 16, d);
+                d += 16;
+            }
+        } else if dist >= 8 {
+            let mut d = op;
+            while d < end {
+                out.copy_within(d - dist..d - dist + 8, d);
+                d += 8;
+            }
+        } else if dist == 1 {
+            let run = [out[src]; 16];
+            let mut d = op;
+            while d < end {
+                out[d..d + 16].copy_from_slice(&run);
+                d += 16;
+            }
+        } else {
+            let idx = &PATTERN[dist];
+            let mut first = [0u8; 8];
+            for (f, &i) in first.iter_mut().zip(idx) {
+                *f = out[src + usize::from(i)];
+            }
+            out[op..op + 8].copy_from_slice(&first);
+            let period = PERIOD[dist];
+            let mut d = op + 8;
+            while d < end {
+                out.copy_within(d - period..d - period + 8, d);
+                d += 8;
+            }
         }
         return;
     }
+    copy_match_exact(out, op, dist, len);
+}
+
+/// `copy_match` without writing past `op + len`.
+fn copy_match_exact(out: &mut [u8], op: usize, dist: usize, len: usize) {
+    let src = op - dist;
     if dist == 1 {
         let b = out[src];
         out[op..op + len].fill(b);
-        return;
-    }
-    if dist >= len {
-        out.copy_within(src..src + len, op);
-        return;
-    }
-    // Overlapping: bytes repeat with period `dist`, so copying from `src` with
-    // a growing window doubles the available non-overlapping span each time.
-    let mut done = 0;
-    while done < len {
-        let span = (op + done - src).min(len - done);
-        out.copy_within(src..src + span, op + done);
-        done += span;
+    } else {
+        // The output is periodic from `src` on, so the span that can be
+        // copied from `src` without overlap doubles with every pass.
+        let mut done = 0;
+        while done < len {
+            let span = (op + done - src).min(len - done);
+            out.copy_within(src..src + span, op + done);
+            done += span;
+        }
     }
 }
 
