@@ -247,6 +247,21 @@ mod tests {
     }
 
     #[test]
+    fn same_streams_as_reference() {
+        let input = lz4::golden_input();
+        for clevel in 1..=9 {
+            let mut c = vec![0u8; input.len()];
+            let n = compress(clevel, &input, &mut c).unwrap();
+            let expected = if clevel <= 2 {
+                (4597, 0x46f5_304c)
+            } else {
+                (4574, 0xd684_51e5)
+            };
+            assert_eq!((n, zlib_rs::crc32(0, &c[..n])), expected, "clevel {clevel}");
+        }
+    }
+
+    #[test]
     fn round_trip_dict() {
         let dict = sample(20_000);
         let input: Vec<u8> = dict[5_000..]

@@ -539,6 +539,33 @@ mod tests {
     }
 
     #[test]
+    fn same_streams_and_dict_as_reference() {
+        let input = super::super::lz4::golden_input();
+        let expected: [(usize, u32); 9] = [
+            (4459, 0xa224_3be8),
+            (4415, 0x23c0_1f69),
+            (4383, 0xbba2_33f8),
+            (4386, 0xfcc4_23af),
+            (4376, 0x829e_78bd),
+            (4378, 0x27af_a6fb),
+            (4359, 0xd579_4c79),
+            (4348, 0x6b52_c43e),
+            (4344, 0x44a1_f5af),
+        ];
+        for (clevel, &(size, crc)) in (1..=9).zip(expected.iter()) {
+            let mut c = vec![0u8; input.len()];
+            let n = compress(clevel, &input, &mut c).unwrap();
+            assert_eq!(
+                (n, zlib_rs::crc32(0, &c[..n])),
+                (size, crc),
+                "clevel {clevel}"
+            );
+        }
+        let dict = train_dict(&input, &[1024; 16], 2048).unwrap();
+        assert_eq!((dict.len(), zlib_rs::crc32(0, &dict)), (2048, 0xc61d_6560));
+    }
+
+    #[test]
     fn round_trip_all_levels() {
         let input = sample(40_000, 1);
         for clevel in 1..=9 {
