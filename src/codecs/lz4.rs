@@ -15,6 +15,9 @@
 //! malformed stream; they never read or write out of bounds, whatever the
 //! input.
 
+// FFI is confined to the private `ffi` module; every unsafe block says why it holds.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 use std::ptr::NonNull;

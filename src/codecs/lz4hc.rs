@@ -10,6 +10,9 @@
 //!
 //! Same return convention as [`super::lz4`]: `Ok(0)` means "did not fit".
 
+// FFI is confined to the private `ffi` module; every unsafe block says why it holds.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use super::lz4::MAX_INPUT_SIZE;
 use crate::error::{Error, Result};
 use std::cell::RefCell;

@@ -8,6 +8,8 @@
 //! Compressed bytes can differ from zlib-ng's (different match finders), only
 //! the format is shared.
 
+#![forbid(unsafe_code)]
+
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 use zlib_rs::inflate::{uncompress_slice, InflateConfig};

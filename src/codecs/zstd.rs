@@ -14,6 +14,9 @@
 //! `Err(Error::Data)` for anything zstd rejects (including a frame larger
 //! than `output`).
 
+// FFI is confined to the private `ffi` module; every unsafe block says why it holds.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 
