@@ -1,1 +1,3 @@
 //! The C ABI: `extern "C"` functions and `#[repr(C)]` types of upstream's headers.
+pub mod consts;
+pub mod types;
