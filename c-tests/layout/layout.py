@@ -170,6 +170,21 @@ def expansions(names, inc, work, tag):
     return dict(line.split("\t", 1) for line in out.splitlines())
 
 
+def strip_attributes(decl):
+    """`decl` without GNU `__attribute__((...))` groups (balanced parentheses)."""
+    while True:
+        at = decl.find("__attribute__")
+        if at < 0:
+            return decl
+        i = decl.index("(", at)
+        depth = 0
+        for j in range(i, len(decl)):
+            depth += {"(": 1, ")": -1}.get(decl[j], 0)
+            if depth == 0:
+                break
+        decl = (decl[:at] + decl[j + 1:]).strip()
+
+
 def reference_prototypes(text):
     """{function name: prototype} of the functions the reference headers declare."""
     protos, stmt, depth = {}, [], 0
@@ -186,6 +201,7 @@ def reference_prototypes(text):
             stmt = []
             if "{" in decl or "(" not in decl or decl.startswith(("typedef", "static")):
                 continue
+            decl = strip_attributes(decl)
             m = re.search(r"(\w+)\s*\(", decl)
             if m:
                 protos[m.group(1)] = decl
