@@ -73,22 +73,59 @@ fn round<const E: usize>(v: &mut [__m256i; E]) {
     *v = w;
 }
 
-/// Shuffle for `E` in {2, 4, 8, 16}: 32 elements per iteration. Returns how
-/// many elements were done; the caller finishes the rest.
+/// Loads 32 elements of `E` bytes (`chunk.len() == 32 * E`) so that the low
+/// lanes hold the first 16 elements and the high lanes the next 16.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_split<const E: usize>(chunk: &[u8]) -> [__m256i; E] {
+    let mut v = [_mm256_setzero_si256(); E];
+    for y in 0..E / 2 {
+        let a = load32(chunk, 32 * y);
+        let b = load32(chunk, 16 * E + 32 * y);
+        v[2 * y] = _mm256_permute2x128_si256::<0x20>(a, b);
+        v[2 * y + 1] = _mm256_permute2x128_si256::<0x31>(a, b);
+    }
+    v
+}
+
+/// Shuffle for `E` in {2, 4, 8, 16}: 32 elements per iteration, 64 when
+/// that fits in registers so each plane receives a whole cache line at
+/// once. Returns how many elements were done; the caller finishes the rest.
 #[target_feature(enable = "avx2")]
 fn shuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8], n: usize) -> usize {
-    let groups = n / 32;
-    for g in 0..groups {
-        let base = g * 32 * E;
-        let mut v = [_mm256_setzero_si256(); E];
-        for (x, vx) in v.iter_mut().enumerate() {
-            *vx = load_lanes(src, base + 16 * x, base + 16 * E + 16 * x);
+    if src.len() < E * n || dst.len() < E * n {
+        return 0;
+    }
+    let dp = dst.as_mut_ptr();
+    let pairs = if E <= 8 { n / 64 } else { 0 };
+    for (g, chunk) in src.chunks_exact(64 * E).take(pairs).enumerate() {
+        let mut a = load_split::<E>(&chunk[..32 * E]);
+        let mut b = load_split::<E>(&chunk[32 * E..]);
+        for _ in 0..4 {
+            round(&mut a);
+            round(&mut b);
         }
+        for j in 0..E {
+            // SAFETY: j < E and 64 * g + 64 <= n, so both stores end at or
+            // before E * n <= dst.len().
+            unsafe {
+                let p = dp.add(j * n + 64 * g);
+                _mm256_storeu_si256(p.cast(), a[j]);
+                _mm256_storeu_si256(p.add(32).cast(), b[j]);
+            }
+        }
+    }
+    let start = pairs * 2;
+    let groups = n / 32;
+    for g in start..groups {
+        let mut v = load_split::<E>(&src[32 * E * g..32 * E * (g + 1)]);
         for _ in 0..4 {
             round(&mut v);
         }
         for (j, vj) in v.iter().enumerate() {
-            store32(dst, j * n + g * 32, *vj);
+            // SAFETY: j < E and 32 * g + 32 <= n, so the store ends at or
+            // before E * n <= dst.len().
+            unsafe { _mm256_storeu_si256(dp.add(j * n + 32 * g).cast(), *vj) };
         }
     }
     groups * 32
@@ -97,23 +134,32 @@ fn shuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8], n: usize) -> usize {
 /// Unshuffle for `E` in {2, 4, 8, 16}, 32 elements per iteration.
 #[target_feature(enable = "avx2")]
 fn unshuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8], n: usize) -> usize {
+    if src.len() < E * n || dst.len() < E * n {
+        return 0;
+    }
     let groups = n / 32;
+    let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
     for g in 0..groups {
         let mut v = [_mm256_setzero_si256(); E];
         for (j, vj) in v.iter_mut().enumerate() {
-            *vj = load32(src, j * n + g * 32);
+            // SAFETY: j < E and 32 * g + 32 <= n, so the 32 bytes read end
+            // at or before E * n <= src.len().
+            *vj = unsafe { _mm256_loadu_si256(sp.add(j * n + 32 * g).cast()) };
         }
         for _ in 0..E.trailing_zeros() {
             round(&mut v);
         }
-        let base = g * 32 * E;
-        for (x, vx) in v.iter().enumerate() {
-            store16(dst, base + 16 * x, _mm256_castsi256_si128(*vx));
-            store16(
-                dst,
-                base + 16 * E + 16 * x,
-                _mm256_extracti128_si256::<1>(*vx),
-            );
+        // Low lanes first, in address order, then the high lanes.
+        let mut out = [_mm256_setzero_si256(); E];
+        for y in 0..E / 2 {
+            let (a, b) = (v[2 * y], v[2 * y + 1]);
+            out[y] = _mm256_permute2x128_si256::<0x20>(a, b);
+            out[E / 2 + y] = _mm256_permute2x128_si256::<0x31>(a, b);
+        }
+        for (y, o) in out.iter().enumerate() {
+            // SAFETY: the stores cover this group's 32 * E bytes, which end
+            // at 32 * E * (g + 1) <= E * n <= dst.len().
+            unsafe { _mm256_storeu_si256(dp.add(32 * E * g + 32 * y).cast(), *o) };
         }
     }
     groups * 32
@@ -275,9 +321,8 @@ fn transpose_bits_8x8(mut x: __m256i) -> __m256i {
     _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64::<28>(t)))
 }
 
-/// Plane from its eight bit rows, 256 plane bytes per iteration: three
-/// unpack rounds gather byte `k` of all eight rows into one 64-bit lane,
-/// whose 8x8 bit transpose is plane bytes `8k..8k+8`.
+/// Plane from its eight bit rows, 256 plane bytes per iteration (see
+/// [`rows_block_to_plane`]).
 ///
 /// # Safety
 /// The CPU must support AVX2.
@@ -285,28 +330,161 @@ fn transpose_bits_8x8(mut x: __m256i) -> __m256i {
 pub(super) unsafe fn rows_to_bits(rows: &[u8], plane: &mut [u8]) {
     let r = rows.len() / 8;
     let blocks = r / 32;
-    for s in 0..blocks {
+    for (s, out) in plane.chunks_exact_mut(256).take(blocks).enumerate() {
         let mut v = [_mm256_setzero_si256(); 8];
         for (b, vb) in v.iter_mut().enumerate() {
             *vb = load32(rows, b * r + 32 * s);
         }
-        for _ in 0..3 {
-            round(&mut v);
-        }
-        for x in (0..8).step_by(2) {
-            let a = transpose_bits_8x8(v[x]);
-            let b = transpose_bits_8x8(v[x + 1]);
-            store32(
-                plane,
-                256 * s + 16 * x,
-                _mm256_permute2x128_si256::<0x20>(a, b),
-            );
-            store32(
-                plane,
-                256 * s + 128 + 16 * x,
-                _mm256_permute2x128_si256::<0x31>(a, b),
-            );
-        }
+        rows_block_to_plane(&mut v, out);
     }
     scalar::rows_to_bits_from(rows, plane, blocks * 32);
+}
+
+/// Bitshuffle of whole 8-element groups (`src.len() == dst.len() == n * ts`
+/// with `n % 8 == 0`), fused for `ts` in {2, 4, 8, 16}: tiles of 512
+/// elements are byte-shuffled into a stack buffer that stays in L1, and each
+/// of its planes goes through `movemask` straight to the output rows. (Doing
+/// whole 32-element groups in registers instead would write 8 * ts rows at
+/// once, all a multiple of 4 KiB apart, which thrashes the L1 sets.)
+/// Returns false (doing nothing) for other typesizes.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn bitshuffle_fused(ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
+    let done = match ts {
+        2 => bitshuffle_pow2::<2>(src, dst),
+        4 => bitshuffle_pow2::<4>(src, dst),
+        8 => bitshuffle_pow2::<8>(src, dst),
+        16 => bitshuffle_pow2::<16>(src, dst),
+        _ => return false,
+    };
+    scalar::bitshuffle_groups_from(ts, src, dst, done / 8);
+    true
+}
+
+const BIT_TILE: usize = 512;
+
+#[target_feature(enable = "avx2")]
+fn bitshuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / E;
+    let r = n / 8;
+    let mut tile = [0u8; 16 * BIT_TILE];
+    let tile = &mut tile[..E * BIT_TILE];
+    let mut done = 0;
+    // Full tiles, then one of whatever multiple of 32 elements is left.
+    while done + 32 <= n {
+        let t = if done + BIT_TILE <= n {
+            BIT_TILE
+        } else {
+            (n - done) / 32 * 32
+        };
+        let tile = &mut tile[..E * t];
+        shuffle_pow2::<E>(&src[E * done..E * (done + t)], tile, t);
+        for (j, plane) in tile.chunks_exact(t).enumerate() {
+            planes_to_rows(plane, dst, (8 * j) * r + done / 8, r);
+        }
+        done += t;
+    }
+    done
+}
+
+/// Bit rows of a plane of `plane.len()` (a multiple of 32) bytes, written
+/// to `dst` at `base + b * r` for row `b`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn planes_to_rows(plane: &[u8], dst: &mut [u8], base: usize, r: usize) {
+    if base + 7 * r + plane.len() / 8 > dst.len() {
+        return;
+    }
+    let dp = dst.as_mut_ptr();
+    let pairs = plane.chunks_exact(64);
+    let rest = pairs.remainder();
+    let done = plane.len() / 64 * 8;
+    for (s, chunk) in pairs.enumerate() {
+        let mut x = load32(chunk, 0);
+        let mut y = load32(chunk, 32);
+        for b in (0..8).rev() {
+            let lo = _mm256_movemask_epi8(x) as u32 as u64;
+            let hi = _mm256_movemask_epi8(y) as u32 as u64;
+            // SAFETY: s < plane.len() / 64, so the 8 bytes written end at or
+            // before base + b * r + plane.len() / 8 <= dst.len() (checked).
+            unsafe {
+                dp.add(base + b * r + 8 * s)
+                    .cast::<u64>()
+                    .write_unaligned((lo | hi << 32).to_le())
+            };
+            x = _mm256_add_epi8(x, x);
+            y = _mm256_add_epi8(y, y);
+        }
+    }
+    if rest.len() == 32 {
+        let mut x = load32(rest, 0);
+        for b in (0..8).rev() {
+            let m = _mm256_movemask_epi8(x) as u32;
+            // SAFETY: as above, these 4 bytes are the last of the row's span.
+            unsafe {
+                dp.add(base + b * r + done)
+                    .cast::<u32>()
+                    .write_unaligned(m.to_le())
+            };
+            x = _mm256_add_epi8(x, x);
+        }
+    }
+}
+
+/// Inverse of [`bitshuffle_fused`]: 256 elements at a time, each plane is
+/// rebuilt from its rows into a small stack tile (kept in L1), and the tile
+/// is then unshuffled into place.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn bitunshuffle_fused(ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
+    let done = match ts {
+        2 => bitunshuffle_pow2::<2>(src, dst),
+        4 => bitunshuffle_pow2::<4>(src, dst),
+        8 => bitunshuffle_pow2::<8>(src, dst),
+        16 => bitunshuffle_pow2::<16>(src, dst),
+        _ => return false,
+    };
+    scalar::bitunshuffle_groups_from(ts, src, dst, done / 8);
+    true
+}
+
+#[target_feature(enable = "avx2")]
+fn bitunshuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / E;
+    let r = n / 8;
+    let blocks = n / 256;
+    let mut tile = [0u8; 16 * 256];
+    let tile = &mut tile[..E * 256];
+    for (s, chunk) in dst.chunks_exact_mut(256 * E).take(blocks).enumerate() {
+        for (j, plane) in tile.chunks_exact_mut(256).enumerate() {
+            let mut v = [_mm256_setzero_si256(); 8];
+            for (b, vb) in v.iter_mut().enumerate() {
+                *vb = load32(src, (8 * j + b) * r + 32 * s);
+            }
+            rows_block_to_plane(&mut v, plane);
+        }
+        unshuffle_pow2::<E>(tile, chunk, 256);
+    }
+    blocks * 256
+}
+
+/// Eight row vectors (32 bytes of each of the 8 bit rows) to the 256 plane
+/// bytes they describe: three unpack rounds gather byte `k` of all eight rows
+/// into one 64-bit lane, whose 8x8 bit transpose is plane bytes `8k..8k+8`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rows_block_to_plane(v: &mut [__m256i; 8], plane: &mut [u8]) {
+    for _ in 0..3 {
+        round(v);
+    }
+    for x in (0..8).step_by(2) {
+        let a = transpose_bits_8x8(v[x]);
+        let b = transpose_bits_8x8(v[x + 1]);
+        store32(plane, 16 * x, _mm256_permute2x128_si256::<0x20>(a, b));
+        store32(plane, 128 + 16 * x, _mm256_permute2x128_si256::<0x31>(a, b));
+    }
 }

@@ -157,6 +157,27 @@ fn rows_to_bits(k: Kernel, rows: &[u8], plane: &mut [u8]) {
     }
 }
 
+/// One-pass bitshuffle of whole 8-element groups where the kernel has one
+/// for `ts`; false if not (nothing written).
+fn fused_bitshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
+    match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Avx2 when the CPU supports it.
+        Kernel::Avx2 => unsafe { avx2::bitshuffle_fused(ts, src, dst) },
+        _ => false,
+    }
+}
+
+/// Inverse of [`fused_bitshuffle`].
+fn fused_bitunshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
+    match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Avx2 when the CPU supports it.
+        Kernel::Avx2 => unsafe { avx2::bitunshuffle_fused(ts, src, dst) },
+        _ => false,
+    }
+}
+
 /// [`crate::filters::shuffle::shuffle`] with an explicit kernel. Processes
 /// `min(src.len(), dst.len())` bytes; `ts` of 0 or 1 is a copy.
 pub fn shuffle_with(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
@@ -192,6 +213,8 @@ pub fn bitshuffle_with(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
     if n > 0 {
         if ts == 1 {
             bits_to_rows(k, &src[..main], &mut dst[..main]);
+        } else if fused_bitshuffle(k, ts, &src[..main], &mut dst[..main]) {
+            // done in one pass
         } else {
             // Byte planes first; each plane then becomes the 8 bit rows that
             // occupy the same byte range of the output.
@@ -215,6 +238,8 @@ pub fn bitunshuffle_with(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
     if n > 0 {
         if ts == 1 {
             rows_to_bits(k, &src[..main], &mut dst[..main]);
+        } else if fused_bitunshuffle(k, ts, &src[..main], &mut dst[..main]) {
+            // done in one pass
         } else {
             with_scratch(main, |tmp| {
                 for (rows, plane) in src[..main].chunks_exact(n).zip(tmp.chunks_exact_mut(n)) {

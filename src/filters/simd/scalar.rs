@@ -90,6 +90,47 @@ pub(crate) fn rows_to_bits_from(rows: &[u8], plane: &mut [u8], start_group: usiz
     }
 }
 
+/// Bitshuffle straight from elements to rows, for the 8-element groups
+/// `start_group..n / 8` (`n` whole elements, a multiple of 8; both slices
+/// hold `n * ts` bytes). Lets vector kernels that work on larger groups
+/// finish a block without a second pass.
+pub(crate) fn bitshuffle_groups_from(ts: usize, src: &[u8], dst: &mut [u8], start_group: usize) {
+    let n = src.len() / ts;
+    let r = n / 8;
+    for k in start_group..r {
+        let elems = &src[8 * k * ts..8 * (k + 1) * ts];
+        for j in 0..ts {
+            let mut b8 = [0u8; 8];
+            for (p, byte) in b8.iter_mut().enumerate() {
+                *byte = elems[p * ts + j];
+            }
+            let y = transpose_bits_8x8(u64::from_le_bytes(b8)).to_le_bytes();
+            for (b, byte) in y.iter().enumerate() {
+                dst[(8 * j + b) * r + k] = *byte;
+            }
+        }
+    }
+}
+
+/// Inverse of [`bitshuffle_groups_from`].
+pub(crate) fn bitunshuffle_groups_from(ts: usize, src: &[u8], dst: &mut [u8], start_group: usize) {
+    let n = src.len() / ts;
+    let r = n / 8;
+    for k in start_group..r {
+        let elems = &mut dst[8 * k * ts..8 * (k + 1) * ts];
+        for j in 0..ts {
+            let mut b8 = [0u8; 8];
+            for (b, byte) in b8.iter_mut().enumerate() {
+                *byte = src[(8 * j + b) * r + k];
+            }
+            let y = transpose_bits_8x8(u64::from_le_bytes(b8)).to_le_bytes();
+            for (p, byte) in y.iter().enumerate() {
+                elems[p * ts + j] = *byte;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
