@@ -323,6 +323,8 @@ else
         got=$(sed -n 's/^library: //p' "$OUT/dropin-ours.txt" | head -n 1)
         if [ $refrc -ne 0 ]; then
             fail dropin "the test program fails on the reference itself" "$log"
+        elif [ -z "$got" ]; then
+            fail dropin "did not start on our library: $(tail -n 1 "$OUT/dropin-ours.txt")" "$log"
         elif [ "$got" != "$want" ]; then
             fail dropin "loaded '$got', not $want" "$log"
         elif [ $rc -ne 0 ]; then
