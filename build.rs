@@ -25,12 +25,12 @@
 //! * Constants: every integer `pub const` of `src/capi/consts/<area>.rs`, plus
 //!   its string constants written on one line as `pub const NAME: &CStr = c"...";`
 //!   (cbindgen has no string constants, so this script emits those itself).
-//! * Functions: every `#[no_mangle] pub extern "C" fn` of the other `.rs` files
-//!   under `src/capi/`. A file goes to the area whose name starts its first path
-//!   component below `src/capi/` (`b2nd.rs`, `b2nd_slice.rs`, `b2nd/…` → b2nd.h;
-//!   `stdio.rs`, `stdio_mmap.rs` → blosc2-stdio.h); anything else → blosc2.h.
+//! * Functions: every `#[no_mangle] pub extern "C" fn` of any other `.rs` file
+//!   under `src/capi/` (whatever the file), placed by its name as upstream does:
+//!   `b2nd_*` → b2nd.h, `blosc2_stdio_*` → blosc2-stdio.h, `register_codecs`
+//!   (and `_filters`, `_tuners`) → the registry headers, anything else → blosc2.h.
 //!   Only functions are taken from these files: a type used in a signature must
-//!   be one of the public types above.
+//!   be one of the public types above (the `blosc2_context` handle included).
 //!
 //! A function is thus declared as soon as it exists in Rust, and not before.
 //!
@@ -62,10 +62,12 @@ use std::path::{Path, PathBuf};
 
 /// A header generated from one area of `src/capi/`.
 struct Area {
-    /// Area name: `types/<name>.rs`, `consts/<name>.rs`, function files `<name>*`.
+    /// Area name: its items are in `types/<name>.rs` and `consts/<name>.rs`.
     name: &'static str,
     /// Path of the header below `include/`.
     header: &'static str,
+    /// Exported functions whose name starts with one of these go to this header.
+    fn_prefixes: &'static [&'static str],
 }
 
 /// The generated headers, in the order their function files are claimed.
@@ -73,28 +75,43 @@ const AREAS: &[Area] = &[
     Area {
         name: "blosc2",
         header: "blosc2.h",
+        fn_prefixes: &[],
     },
     Area {
         name: "b2nd",
         header: "b2nd.h",
+        fn_prefixes: &["b2nd_"],
     },
     Area {
         name: "stdio",
         header: "blosc2/blosc2-stdio.h",
+        fn_prefixes: &["blosc2_stdio_"],
     },
     Area {
         name: "codecs_registry",
         header: "blosc2/codecs-registry.h",
+        fn_prefixes: &["register_codecs"],
     },
     Area {
         name: "filters_registry",
         header: "blosc2/filters-registry.h",
+        fn_prefixes: &["register_filters"],
     },
     Area {
         name: "tuners_registry",
         header: "blosc2/tuners-registry.h",
+        fn_prefixes: &["register_tuners"],
     },
 ];
+
+/// Index in [`AREAS`] of the header that declares function `name`; the first
+/// area takes the functions no other claims.
+fn area_of_function(name: &str) -> usize {
+    AREAS
+        .iter()
+        .position(|a| a.fn_prefixes.iter().any(|p| name.starts_with(p)))
+        .unwrap_or(0)
+}
 
 /// Headers with no Rust content, copied from their template as they are.
 const STATIC_HEADERS: &[&str] = &["blosc2/blosc2-export.h", "blosc2/blosc2-common.h"];
@@ -159,7 +176,8 @@ fn generate_all(root: &Path) -> Result<Vec<(String, String)>, String> {
     let base = cbindgen::Config::from_file(root.join("cbindgen.toml"))
         .map_err(|e| format!("cbindgen.toml: {e}"))?;
 
-    let mut fn_files: Vec<Vec<PathBuf>> = vec![Vec::new(); AREAS.len()];
+    let mut fn_files = Vec::new();
+    let mut fn_names = Vec::new();
     for file in rust_files(&capi)? {
         let rel = file.strip_prefix(&capi).expect("walked below capi");
         let first = rel.components().next().expect("non-empty path");
@@ -170,12 +188,8 @@ fn generate_all(root: &Path) -> Result<Vec<(String, String)>, String> {
         ) {
             continue;
         }
-        // Later areas are more specific than "blosc2", which takes the rest.
-        let area = AREAS
-            .iter()
-            .rposition(|a| first.starts_with(a.name))
-            .unwrap_or(0);
-        fn_files[area].push(file);
+        fn_names.extend(exported_names(&file)?);
+        fn_files.push(file);
     }
 
     // cbindgen prints a type it has not parsed as `struct NAME`, which is wrong
@@ -188,8 +202,21 @@ fn generate_all(root: &Path) -> Result<Vec<(String, String)>, String> {
         }
     }
     let mut functions = Vec::new();
-    for (area, files) in AREAS.iter().zip(&fn_files) {
-        functions.push(function_decls(&base, area, files, &type_files)?);
+    for (index, area) in AREAS.iter().enumerate() {
+        // Each header is generated from all function files, minus the
+        // functions that belong to another header.
+        let elsewhere: Vec<String> = fn_names
+            .iter()
+            .filter(|n| area_of_function(n) != index)
+            .cloned()
+            .collect();
+        functions.push(function_decls(
+            &base,
+            area,
+            &fn_files,
+            &type_files,
+            elsewhere,
+        )?);
     }
     let all_functions = functions.concat();
 
@@ -263,7 +290,12 @@ fn run_cbindgen_files(
     let mut text = Vec::new();
     bindings.write(&mut text);
     let text = String::from_utf8(text).map_err(|e| e.to_string())?;
-    Ok(format!("{}\n", text.trim_matches('\n')))
+    let text = text.trim_matches('\n');
+    Ok(if text.is_empty() {
+        String::new()
+    } else {
+        format!("{text}\n")
+    })
 }
 
 /// The structs and typedefs of a types file. cbindgen only emits types that a
@@ -301,6 +333,7 @@ fn function_decls(
     area: &Area,
     files: &[PathBuf],
     type_files: &[PathBuf],
+    elsewhere: Vec<String>,
 ) -> Result<String, String> {
     if files.is_empty() {
         return Ok(String::new());
@@ -309,12 +342,37 @@ fn function_decls(
     let srcs: Vec<PathBuf> = files.iter().chain(type_files).cloned().collect();
     run_cbindgen_files(base, &srcs, |c| {
         c.export.item_types = vec![cbindgen::ItemType::Functions];
+        c.export.exclude.extend(elsewhere);
         if b2nd {
             // b2nd.h marks deprecated functions with its own macro.
             c.function.deprecated = Some("B2ND_DEPRECATED(\"\")".into());
             c.function.deprecated_with_note = Some("B2ND_DEPRECATED({})".into());
         }
     })
+}
+
+/// Names of the `extern "..." fn`s of a file (a superset of what cbindgen
+/// exports, which is all that is needed to keep them out of other headers).
+fn exported_names(src: &Path) -> Result<Vec<String>, String> {
+    let source = fs::read_to_string(src).map_err(|e| format!("{}: {e}", src.display()))?;
+    let mut names = Vec::new();
+    for (at, _) in source.match_indices("extern \"") {
+        let rest = &source[at..];
+        let Some(fn_at) = rest.find(" fn ") else {
+            continue;
+        };
+        if rest[..fn_at].contains(['{', ';', '(']) {
+            continue; // `extern "C" {` blocks, or a `fn` further away
+        }
+        let name: String = rest[fn_at + 4..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            names.push(name);
+        }
+    }
+    Ok(names)
 }
 
 /// `#define`s for the one-line string constants of a consts file.

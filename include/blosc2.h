@@ -1134,7 +1134,6 @@ typedef struct timespec blosc_timestamp_t;
 
 /* ---- Functions ---- */
 
-
 /* ---- Inline helpers ---- */
 
 
