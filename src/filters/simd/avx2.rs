@@ -24,33 +24,10 @@ use super::scalar;
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn load16(src: &[u8], at: usize) -> __m128i {
-    let s = &src[at..at + 16];
-    // SAFETY: `s` has 16 readable bytes; loadu has no alignment requirement.
-    unsafe { _mm_loadu_si128(s.as_ptr().cast()) }
-}
-
-#[inline]
-#[target_feature(enable = "avx2")]
 fn load32(src: &[u8], at: usize) -> __m256i {
     let s = &src[at..at + 32];
     // SAFETY: `s` has 32 readable bytes; loadu has no alignment requirement.
     unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
-}
-
-/// One vector whose low lane comes from `src[lo..]` and high lane from `src[hi..]`.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn load_lanes(src: &[u8], lo: usize, hi: usize) -> __m256i {
-    _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(load16(src, lo)), load16(src, hi))
-}
-
-#[inline]
-#[target_feature(enable = "avx2")]
-fn store16(dst: &mut [u8], at: usize, v: __m128i) {
-    let d = &mut dst[at..at + 16];
-    // SAFETY: `d` has 16 writable bytes; storeu has no alignment requirement.
-    unsafe { _mm_storeu_si128(d.as_mut_ptr().cast(), v) }
 }
 
 #[inline]
@@ -194,19 +171,32 @@ fn tiled_groups(ts: usize, n: usize) -> usize {
 /// Shuffle for any other `ts >= 3`, as 16x16 byte tiles.
 #[target_feature(enable = "avx2")]
 fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
+    if src.len() < ts * n || dst.len() < ts * n {
+        return 0;
+    }
     let groups = tiled_groups(ts, n);
     let planes = ts.min(16);
+    let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
     for g in 0..groups {
         for c in columns(ts) {
             let mut v = [_mm256_setzero_si256(); 16];
             for (t, vt) in v.iter_mut().enumerate() {
-                *vt = load_lanes(src, (g * 32 + t) * ts + c, (g * 32 + 16 + t) * ts + c);
+                // SAFETY: `tiled_groups` guarantees that the 16 bytes at
+                // column c of every element of this group end within
+                // ts * n <= src.len().
+                *vt = unsafe {
+                    let lo = _mm_loadu_si128(sp.add((g * 32 + t) * ts + c).cast());
+                    let hi = _mm_loadu_si128(sp.add((g * 32 + 16 + t) * ts + c).cast());
+                    _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
+                };
             }
             for _ in 0..4 {
                 round(&mut v);
             }
             for (jc, vj) in v.iter().enumerate().take(planes) {
-                store32(dst, (c + jc) * n + g * 32, *vj);
+                // SAFETY: c + jc < ts and 32 * g + 32 <= n, so the store ends
+                // at or before ts * n <= dst.len().
+                unsafe { _mm256_storeu_si256(dp.add((c + jc) * n + g * 32).cast(), *vj) };
             }
         }
     }
@@ -216,13 +206,19 @@ fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
 /// Unshuffle for any other `ts >= 3`, as 16x16 byte tiles.
 #[target_feature(enable = "avx2")]
 fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
+    if src.len() < ts * n || dst.len() < ts * n {
+        return 0;
+    }
     let groups = tiled_groups(ts, n);
     let planes = ts.min(16);
+    let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
     for g in 0..groups {
         for c in columns(ts) {
             let mut v = [_mm256_setzero_si256(); 16];
             for (jc, vj) in v.iter_mut().enumerate().take(planes) {
-                *vj = load32(src, (c + jc) * n + g * 32);
+                // SAFETY: c + jc < ts and 32 * g + 32 <= n, so the load ends
+                // at or before ts * n <= src.len().
+                *vj = unsafe { _mm256_loadu_si256(sp.add((c + jc) * n + g * 32).cast()) };
             }
             for _ in 0..4 {
                 round(&mut v);
@@ -232,14 +228,23 @@ fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
             // elements go first, and the last group's spill is repaired by
             // the scalar tail or the next group.
             for (t, vt) in v.iter().enumerate() {
-                store16(dst, (g * 32 + t) * ts + c, _mm256_castsi256_si128(*vt));
+                // SAFETY: `tiled_groups` guarantees that 16 bytes at column c
+                // of every element of this group end within ts * n.
+                unsafe {
+                    _mm_storeu_si128(
+                        dp.add((g * 32 + t) * ts + c).cast(),
+                        _mm256_castsi256_si128(*vt),
+                    )
+                };
             }
             for (t, vt) in v.iter().enumerate() {
-                store16(
-                    dst,
-                    (g * 32 + 16 + t) * ts + c,
-                    _mm256_extracti128_si256::<1>(*vt),
-                );
+                // SAFETY: as above.
+                unsafe {
+                    _mm_storeu_si128(
+                        dp.add((g * 32 + 16 + t) * ts + c).cast(),
+                        _mm256_extracti128_si256::<1>(*vt),
+                    )
+                };
             }
         }
     }
@@ -290,20 +295,9 @@ pub(super) unsafe fn unshuffle_exact(ts: usize, src: &[u8], dst: &mut [u8]) {
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn bits_to_rows(plane: &[u8], rows: &mut [u8]) {
     let r = plane.len() / 8;
-    let blocks = plane.len() / 64;
-    for s in 0..blocks {
-        let mut a = load32(plane, 64 * s);
-        let mut b = load32(plane, 64 * s + 32);
-        for bit in (0..8).rev() {
-            let lo = _mm256_movemask_epi8(a) as u32 as u64;
-            let hi = _mm256_movemask_epi8(b) as u32 as u64;
-            let at = bit * r + 8 * s;
-            rows[at..at + 8].copy_from_slice(&(lo | hi << 32).to_le_bytes());
-            a = _mm256_add_epi8(a, a);
-            b = _mm256_add_epi8(b, b);
-        }
-    }
-    scalar::bits_to_rows_from(plane, rows, blocks * 8);
+    let main = plane.len() / 32 * 32;
+    planes_to_rows(&plane[..main], rows, 0, r);
+    scalar::bits_to_rows_from(plane, rows, main / 8);
 }
 
 /// `scalar::transpose_bits_8x8` on each 64-bit lane.
