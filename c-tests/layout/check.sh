@@ -5,7 +5,9 @@
 #
 # 1. layout.py: struct sizes/alignments, field offsets/sizes (numbers taken
 #    from the reference in this same run), integer and string constants,
-#    remaining macro expansions (BLOSC1_COMPAT aliases, guards).
+#    remaining macro expansions (BLOSC1_COMPAT aliases, guards), prototypes
+#    of the functions we declare (redeclared as upstream has them), and
+#    coexistence with a Blosc1 blosc.h included first.
 # 2. inline_probe.c, built against both header sets, must print the same:
 #    the static const *_DEFAULTS and the static inline helpers.
 # 3. A file including all our headers builds warning-free (-Wall -Wextra

@@ -12,7 +12,12 @@ headers (the truth) and ours.
   cannot drift from the reference.
 * Constants: every enumerator and object-like #define of the reference headers
   that is an integer or string constant there (decided by compiling it) must
-  have the same value in ours.
+  have the same value in ours; other object-like macros must expand to the
+  same text (BLOSC1_COMPAT aliases, include guards).
+* Prototypes: each function our headers declare is redeclared with the
+  reference prototype after our headers; C rejects incompatible ones.
+* Blosc1 coexistence: a stand-in blosc.h defining the names upstream keeps
+  under `#ifndef BLOSC_H` can be included before our headers.
 
 Prints one summary line and exits non-zero on any difference.
 """
@@ -226,6 +231,34 @@ def check_prototypes(ours, text, work):
     return len(declared), len(protos), errors
 
 
+def check_blosc1_coexistence(ref, ours, ref_values, work):
+    """Blosc1's blosc.h defines (as macros) the names upstream guards with
+    `#ifndef BLOSC_H`. A stand-in blosc.h defining each guarded name with a
+    spelling of its own must be includable before our headers, as it is before
+    the reference ones. Returns (number of guarded names, errors)."""
+    with open(os.path.join(ref, "blosc2.h")) as f:
+        text = f.read()
+    guarded = []
+    for block in re.findall(r"#ifndef BLOSC_H\b(.*?)#endif", text, re.S):
+        guarded += re.findall(r"^\s*(?:#\s*define\s+)?(\w+)\s*(?:=|\s\")", block, re.M)
+    mock = ["#ifndef BLOSC_H", "#define BLOSC_H"]
+    mock += [f"#define {n} ({ref_values[n]})" for n in guarded if n in ref_values]
+    mock += ["#endif"]
+    incdir = os.path.join(work, "blosc1")
+    os.makedirs(incdir, exist_ok=True)
+    with open(os.path.join(incdir, "blosc.h"), "w") as f:
+        f.write("\n".join(mock) + "\n")
+    src = os.path.join(work, "coexist.c")
+    with open(src, "w") as f:
+        f.write('#include "blosc.h"\n' + includes())
+    errors = []
+    for tag, inc in (("reference", ref), ("ours", ours)):
+        res = run([CC, "-std=c11", "-Werror", "-fsyntax-only", "-I", incdir, "-I", inc, src])
+        if res.returncode != 0:
+            errors.append(f"{tag}: " + "; ".join(re.findall(r"error: (.*)", res.stderr)[:10]))
+    return len(guarded), errors
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -302,12 +335,17 @@ def main():
     ndeclared, nprotos, proto_errors = check_prototypes(ours, text, work)
     failures += [f"prototype: {e}" for e in proto_errors]
 
+    nguarded, coexist_errors = check_blosc1_coexistence(ref, ours, ref_values, work)
+    failures += [f"with Blosc1's blosc.h first, {e}" for e in coexist_errors]
+
     print(f"layout: {len(structs)} structs, {nfields} fields "
           f"{'OK' if not any(f.startswith('layout') for f in failures) else 'MISMATCH'}; "
           f"constants: {equal}/{len(ref_values)} equal; "
           f"other macros: {same_text}/{len(others)} same expansion; "
           f"prototypes: {ndeclared} of upstream's {nprotos} declared, "
-          f"{'all compatible' if not proto_errors else 'INCOMPATIBLE'}")
+          f"{'all compatible' if not proto_errors else 'INCOMPATIBLE'}; "
+          f"blosc.h coexistence ({nguarded} guarded names) "
+          f"{'OK' if not coexist_errors else 'BROKEN'}")
     for f in failures:
         print("  " + f)
     sys.exit(1 if failures else 0)
