@@ -482,3 +482,178 @@ fn rows_block_to_plane(v: &mut [__m256i; 8], plane: &mut [u8]) {
         store32(plane, 128 + 16 * x, _mm256_permute2x128_si256::<0x31>(a, b));
     }
 }
+
+// ---- AVX2 + GFNI --------------------------------------------------------
+//
+// `gf2p8affine(x, a)` computes, for every byte `x_i` of a 64-bit lane, bit
+// `k` of the result as the parity of `a.byte[7 - k] & x_i`. With
+// `x_i = 1 << i` that is bit `i` of `a.byte[7 - k]`: an 8x8 bit transpose
+// of `a` with its bytes taken in reverse order, in one instruction instead
+// of the eighteen of `transpose_bits_8x8`. The callers feed the bytes
+// reversed so the result is the plain transpose.
+
+/// Per 64-bit lane: result byte `i` bit `k` = `a.byte[7 - k]` bit `i`.
+#[inline]
+#[target_feature(enable = "avx2,gfni")]
+fn transpose_bits_reversed(a: __m256i) -> __m256i {
+    let unit = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
+    _mm256_gf2p8affine_epi64_epi8::<0>(unit, a)
+}
+
+/// Like [`rows_block_to_plane`], for rows loaded in reverse order
+/// (`v[b]` = row `7 - b`).
+#[inline]
+#[target_feature(enable = "avx2,gfni")]
+fn reversed_rows_block_to_plane(v: &mut [__m256i; 8], plane: &mut [u8]) {
+    for _ in 0..3 {
+        round(v);
+    }
+    for x in (0..8).step_by(2) {
+        let a = transpose_bits_reversed(v[x]);
+        let b = transpose_bits_reversed(v[x + 1]);
+        store32(plane, 16 * x, _mm256_permute2x128_si256::<0x20>(a, b));
+        store32(plane, 128 + 16 * x, _mm256_permute2x128_si256::<0x31>(a, b));
+    }
+}
+
+/// [`rows_to_bits`] with GFNI.
+///
+/// # Safety
+/// The CPU must support AVX2 and GFNI.
+#[target_feature(enable = "avx2,gfni")]
+pub(super) unsafe fn rows_to_bits_gfni(rows: &[u8], plane: &mut [u8]) {
+    let r = rows.len() / 8;
+    let blocks = r / 32;
+    for (s, out) in plane.chunks_exact_mut(256).take(blocks).enumerate() {
+        let mut v = [_mm256_setzero_si256(); 8];
+        for (b, vb) in v.iter_mut().enumerate() {
+            *vb = load32(rows, (7 - b) * r + 32 * s);
+        }
+        reversed_rows_block_to_plane(&mut v, out);
+    }
+    scalar::rows_to_bits_from(rows, plane, blocks * 32);
+}
+
+/// [`bitunshuffle_fused`] with GFNI.
+///
+/// # Safety
+/// The CPU must support AVX2 and GFNI.
+#[target_feature(enable = "avx2,gfni")]
+pub(super) unsafe fn bitunshuffle_fused_gfni(ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
+    let done = match ts {
+        2 => bitunshuffle_pow2_gfni::<2>(src, dst),
+        4 => bitunshuffle_pow2_gfni::<4>(src, dst),
+        8 => bitunshuffle_pow2_gfni::<8>(src, dst),
+        16 => bitunshuffle_pow2_gfni::<16>(src, dst),
+        _ => return false,
+    };
+    scalar::bitunshuffle_groups_from(ts, src, dst, done / 8);
+    true
+}
+
+#[target_feature(enable = "avx2,gfni")]
+fn bitunshuffle_pow2_gfni<const E: usize>(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / E;
+    let r = n / 8;
+    let blocks = n / 256;
+    let mut tile = [0u8; 16 * 256];
+    let tile = &mut tile[..E * 256];
+    for (s, chunk) in dst.chunks_exact_mut(256 * E).take(blocks).enumerate() {
+        for (j, plane) in tile.chunks_exact_mut(256).enumerate() {
+            let mut v = [_mm256_setzero_si256(); 8];
+            for (b, vb) in v.iter_mut().enumerate() {
+                *vb = load32(src, (8 * j + 7 - b) * r + 32 * s);
+            }
+            reversed_rows_block_to_plane(&mut v, plane);
+        }
+        unshuffle_pow2::<E>(tile, chunk, 256);
+    }
+    blocks * 256
+}
+
+/// Bit rows of 256-byte blocks of a plane with GFNI: each 8-byte group is
+/// bit-transposed into one byte of each row, then four unpack rounds (with
+/// the lanes split as in [`load_split`]) gather 32 bytes per row. Rows go to
+/// `dst[base + b * r..]`; the part of `plane` after the last whole block is
+/// left to [`planes_to_rows`].
+#[target_feature(enable = "avx2,gfni")]
+fn planes_to_rows_gfni(plane: &[u8], dst: &mut [u8], base: usize, r: usize) {
+    if base + 7 * r + plane.len() / 8 > dst.len() {
+        return;
+    }
+    let reverse = _mm256_setr_epi8(
+        7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13,
+        12, 11, 10, 9, 8,
+    );
+    let dp = dst.as_mut_ptr();
+    let blocks = plane.chunks_exact(256);
+    let rest = blocks.remainder().len();
+    let full = plane.len() - rest;
+    for (s, block) in blocks.enumerate() {
+        let mut v = load_split::<8>(block);
+        for vx in v.iter_mut() {
+            *vx = transpose_bits_reversed(_mm256_shuffle_epi8(*vx, reverse));
+        }
+        for _ in 0..4 {
+            round(&mut v);
+        }
+        for (b, vb) in v.iter().enumerate() {
+            // SAFETY: s < plane.len() / 256, so the 32 bytes written end at
+            // or before base + b * r + plane.len() / 8 <= dst.len() (checked).
+            unsafe { _mm256_storeu_si256(dp.add(base + b * r + 32 * s).cast(), *vb) };
+        }
+    }
+    planes_to_rows(&plane[full..], dst, base + full / 8, r);
+}
+
+/// [`bits_to_rows`] with GFNI.
+///
+/// # Safety
+/// The CPU must support AVX2 and GFNI.
+#[target_feature(enable = "avx2,gfni")]
+pub(super) unsafe fn bits_to_rows_gfni(plane: &[u8], rows: &mut [u8]) {
+    let r = plane.len() / 8;
+    let main = plane.len() / 32 * 32;
+    planes_to_rows_gfni(&plane[..main], rows, 0, r);
+    scalar::bits_to_rows_from(plane, rows, main / 8);
+}
+
+/// [`bitshuffle_fused`] with GFNI.
+///
+/// # Safety
+/// The CPU must support AVX2 and GFNI.
+#[target_feature(enable = "avx2,gfni")]
+pub(super) unsafe fn bitshuffle_fused_gfni(ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
+    let done = match ts {
+        2 => bitshuffle_pow2_gfni::<2>(src, dst),
+        4 => bitshuffle_pow2_gfni::<4>(src, dst),
+        8 => bitshuffle_pow2_gfni::<8>(src, dst),
+        16 => bitshuffle_pow2_gfni::<16>(src, dst),
+        _ => return false,
+    };
+    scalar::bitshuffle_groups_from(ts, src, dst, done / 8);
+    true
+}
+
+#[target_feature(enable = "avx2,gfni")]
+fn bitshuffle_pow2_gfni<const E: usize>(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len() / E;
+    let r = n / 8;
+    let mut tile = [0u8; 16 * BIT_TILE];
+    let tile = &mut tile[..E * BIT_TILE];
+    let mut done = 0;
+    while done + 32 <= n {
+        let t = if done + BIT_TILE <= n {
+            BIT_TILE
+        } else {
+            (n - done) / 32 * 32
+        };
+        let tile = &mut tile[..E * t];
+        shuffle_pow2::<E>(&src[E * done..E * (done + t)], tile, t);
+        for (j, plane) in tile.chunks_exact(t).enumerate() {
+            planes_to_rows_gfni(plane, dst, (8 * j) * r + done / 8, r);
+        }
+        done += t;
+    }
+    done
+}

@@ -29,12 +29,15 @@ pub enum Kernel {
     Sse2,
     /// x86 AVX2 (256-bit vectors).
     Avx2,
+    /// x86 AVX2 plus GFNI, whose affine instruction does an 8x8 bit
+    /// transpose in one step (bit shuffles only; byte shuffles are AVX2's).
+    Gfni,
 }
 
 // 0 = not probed yet, otherwise 1 + the Kernel's position in `ALL`.
 static BEST: AtomicU8 = AtomicU8::new(0);
 
-const ALL: [Kernel; 3] = [Kernel::Scalar, Kernel::Sse2, Kernel::Avx2];
+const ALL: [Kernel; 4] = [Kernel::Scalar, Kernel::Sse2, Kernel::Avx2, Kernel::Gfni];
 
 impl Kernel {
     /// The fastest kernel this CPU supports, probed once and cached.
@@ -62,7 +65,8 @@ impl Kernel {
     }
 
     /// `self` if the CPU supports it, otherwise the best kernel it does.
-    /// The kernels form a chain (AVX2 machines have SSE2), so `min` works.
+    /// The kernels form a chain (each implies the ones before), so `min`
+    /// works.
     fn usable(self) -> Kernel {
         self.min(Kernel::best())
     }
@@ -70,7 +74,9 @@ impl Kernel {
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 fn probe() -> Kernel {
-    if is_x86_feature_detected!("avx2") {
+    if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("gfni") {
+        Kernel::Gfni
+    } else if is_x86_feature_detected!("avx2") {
         Kernel::Avx2
     } else if is_x86_feature_detected!("sse2") {
         Kernel::Sse2
@@ -108,9 +114,9 @@ fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
 fn shuffle_exact(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
     match k.usable() {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        // SAFETY: `usable` only returns Avx2 when the CPU was detected to
-        // support it.
-        Kernel::Avx2 => unsafe { avx2::shuffle_exact(ts, src, dst) },
+        // SAFETY: `usable` only returns Avx2 or Gfni (which implies AVX2)
+        // when the CPU was detected to support it.
+        Kernel::Avx2 | Kernel::Gfni => unsafe { avx2::shuffle_exact(ts, src, dst) },
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: as above, for SSE2.
         Kernel::Sse2 => unsafe { sse2::shuffle_exact(ts, src, dst) },
@@ -122,8 +128,9 @@ fn shuffle_exact(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
 fn unshuffle_exact(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
     match k.usable() {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        // SAFETY: `usable` only returns Avx2 when the CPU supports it.
-        Kernel::Avx2 => unsafe { avx2::unshuffle_exact(ts, src, dst) },
+        // SAFETY: `usable` only returns Avx2 or Gfni (which implies AVX2)
+        // when the CPU supports it.
+        Kernel::Avx2 | Kernel::Gfni => unsafe { avx2::unshuffle_exact(ts, src, dst) },
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: as above, for SSE2.
         Kernel::Sse2 => unsafe { sse2::unshuffle_exact(ts, src, dst) },
@@ -134,6 +141,10 @@ fn unshuffle_exact(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
 /// Plane (length a multiple of 8) to its eight bit rows.
 fn bits_to_rows(k: Kernel, plane: &[u8], rows: &mut [u8]) {
     match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Gfni when the CPU supports AVX2
+        // and GFNI.
+        Kernel::Gfni => unsafe { avx2::bits_to_rows_gfni(plane, rows) },
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `usable` only returns Avx2 when the CPU supports it.
         Kernel::Avx2 => unsafe { avx2::bits_to_rows(plane, rows) },
@@ -147,6 +158,10 @@ fn bits_to_rows(k: Kernel, plane: &[u8], rows: &mut [u8]) {
 /// Eight bit rows back to their plane (length a multiple of 8).
 fn rows_to_bits(k: Kernel, rows: &[u8], plane: &mut [u8]) {
     match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Gfni when the CPU supports AVX2
+        // and GFNI.
+        Kernel::Gfni => unsafe { avx2::rows_to_bits_gfni(rows, plane) },
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `usable` only returns Avx2 when the CPU supports it.
         Kernel::Avx2 => unsafe { avx2::rows_to_bits(rows, plane) },
@@ -162,6 +177,10 @@ fn rows_to_bits(k: Kernel, rows: &[u8], plane: &mut [u8]) {
 fn fused_bitshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
     match k.usable() {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Gfni when the CPU supports AVX2
+        // and GFNI.
+        Kernel::Gfni => unsafe { avx2::bitshuffle_fused_gfni(ts, src, dst) },
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `usable` only returns Avx2 when the CPU supports it.
         Kernel::Avx2 => unsafe { avx2::bitshuffle_fused(ts, src, dst) },
         _ => false,
@@ -171,6 +190,10 @@ fn fused_bitshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
 /// Inverse of [`fused_bitshuffle`].
 fn fused_bitunshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
     match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Gfni when the CPU supports AVX2
+        // and GFNI.
+        Kernel::Gfni => unsafe { avx2::bitunshuffle_fused_gfni(ts, src, dst) },
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `usable` only returns Avx2 when the CPU supports it.
         Kernel::Avx2 => unsafe { avx2::bitunshuffle_fused(ts, src, dst) },
