@@ -33,7 +33,6 @@ const MAX_FARDISTANCE: usize = 65535 + MAX_DISTANCE - 1;
 /// one), trading a little ratio for decoder-friendly token boundaries.
 const IPSHIFT: usize = 4;
 /// Shortest (biased) match length worth a token.
-const MINLEN: usize = 4;
 /// Below these sizes the reference refuses to compress at all.
 const MIN_INPUT: usize = 16;
 const MIN_OUTPUT: usize = 66;
@@ -138,26 +137,24 @@ fn probe_cratio<const N: usize>(htab: &mut [u32; N], window: &[u8]) -> f64 {
     let mut pending_bias = 4;
     while ip < ip_limit {
         let anchor = ip;
-        let seq = read_u32(data, anchor);
+        let word = read_u64(data, anchor);
+        let seq = word as u32;
         let h = hash::<N>(seq);
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
         let dist = anchor.wrapping_sub(r);
-        if dist.wrapping_sub(1) >= MAX_FARDISTANCE - 1 {
+        let same = (word ^ read_u64(data, r)).trailing_zeros() as usize / 8;
+        // Same test as the real parse, minus its far-match rule.
+        if (dist.wrapping_sub(1) >= MAX_FARDISTANCE - 1) | (same < 7) {
             ip = anchor + 1;
             continue;
         }
-        let r = anchor - dist;
-        if read_u32(data, r) != seq {
-            ip = anchor + 1;
-            continue;
-        }
-        let end = match_end(data, anchor + 4, r + 4, ip_bound) - IPSHIFT;
+        let end = if same == 8 {
+            match_end(data, anchor + 8, anchor + 8 - dist, ip_bound) - IPSHIFT
+        } else {
+            anchor + same + 1 - IPSHIFT
+        };
         let len = end - anchor;
-        if len < MINLEN {
-            ip = anchor + 1;
-            continue;
-        }
         let n = anchor - lit + pending_bias;
         pending_bias = 0;
         oc += n + n.div_ceil(MAX_COPY);
@@ -212,27 +209,34 @@ fn compress_level<const N: usize, const EXTRA_HASH: bool>(
     let mut ip = 4; // the first four bytes are always literals
     while ip < ip_limit {
         let anchor = ip;
-        let seq = read_u32(input, anchor);
+        let word = read_u64(input, anchor);
+        let seq = word as u32;
         let h = hash::<N>(seq);
         let r = htab[h] as usize;
         htab[h] = anchor as u32;
-        // One unsigned compare rejects both an empty slot (dist 0) and
-        // distances the format cannot express.
         let dist = anchor.wrapping_sub(r);
-        if dist.wrapping_sub(1) >= MAX_FARDISTANCE - 1 {
+        let bdist = dist.wrapping_sub(1);
+        // Leading equal bytes of the candidate (8 when the whole word agrees).
+        // The table only holds earlier positions, so reading there is in
+        // bounds even when the slot is empty or too far away.
+        let same = (word ^ read_u64(input, r)).trailing_zeros() as usize / 8;
+        let far = usize::from(bdist >= MAX_DISTANCE);
+        // Literal unless the distance is encodable (one unsigned compare also
+        // rejects an empty slot) and the match is long enough: with fewer
+        // than 8 equal bytes the length is `same - 3`, which must reach the
+        // reference's minimum of 4, or 6 for a far match. Evaluated without short-circuits so
+        // the common literal case costs one branch.
+        if (bdist >= MAX_FARDISTANCE - 1) | (same < 7 + far) {
             ip = anchor + 1;
             continue;
         }
-        let r = anchor - dist;
-        if read_u32(input, r) != seq {
-            ip = anchor + 1;
-            continue;
-        }
-        let end = match_end(input, anchor + 4, r + 4, ip_bound) - IPSHIFT;
+        let end = if same == 8 {
+            match_end(input, anchor + 8, anchor + 8 - dist, ip_bound) - IPSHIFT
+        } else {
+            anchor + same + 1 - IPSHIFT
+        };
         let len = end - anchor;
-        let bdist = dist - 1;
-        // Short far matches cost as much as literals and slow the decoder.
-        if len < MINLEN || (len <= 5 && bdist >= MAX_DISTANCE) {
+        if len <= 5 && far != 0 {
             ip = anchor + 1;
             continue;
         }
@@ -366,6 +370,38 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
     let mut op = 0;
     let mut ctrl = usize::from(first & 31);
     loop {
+        // Fast path for literal runs and short matches, the bulk of most
+        // streams: with a whole window of input left and room for a 32-byte
+        // store, none of the reference's end-of-buffer checks can fire, so
+        // only the match distance needs validating.
+        if ctrl < 7 << 5 && ip + FAST_WINDOW <= in_len && op + MAX_COPY <= out_len {
+            let win: &[u8; FAST_WINDOW] = input[ip..ip + FAST_WINDOW].try_into().unwrap();
+            if ctrl < 32 {
+                let n = ctrl + 1;
+                output[op..op + MAX_COPY].copy_from_slice(&win[..MAX_COPY]);
+                op += n;
+                ctrl = usize::from(win[n]);
+                ip += n + 1;
+            } else {
+                let high = (ctrl & 31) << 8;
+                let low = usize::from(win[0]);
+                let (dist, used) = if low == 255 && high == 31 << 8 {
+                    let far = usize::from(win[1]) << 8 | usize::from(win[2]);
+                    (far + MAX_DISTANCE + 1, 3)
+                } else {
+                    (high + low + 1, 1)
+                };
+                if dist > op {
+                    return Err(Error::Data);
+                }
+                copy_short_match(output, op, dist);
+                op += (ctrl >> 5) + 2;
+                ctrl = usize::from(win[used]);
+                ip += used + 1;
+            }
+            continue;
+        }
+
         if ctrl < 32 {
             let n = ctrl + 1;
             if ip + MAX_COPY <= in_len && op + MAX_COPY <= out_len {
@@ -433,7 +469,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
     Ok(op)
 }
 
-/// For a match distance `d` in 2..8: the first 8 output bytes are source
+/// For a match distance `d` in 1..8: the first 8 output bytes are source
 /// bytes `PATTERN[d][i]` (that is `i % d`), and afterwards the output can be
 /// copied 8 bytes at a time from `PERIOD[d]` (a multiple of `d`, >= 8) back.
 const PATTERN: [[u8; 8]; 8] = {
@@ -450,6 +486,28 @@ const PATTERN: [[u8; 8]; 8] = {
     t
 };
 const PERIOD: [usize; 8] = [8, 8, 8, 9, 8, 10, 12, 14];
+
+/// Input bytes the decoder's fast path may touch for one token: the longest
+/// literal run plus the next control byte.
+const FAST_WINDOW: usize = MAX_COPY + 1;
+
+/// Writes the 8 bytes of a short match (its length is 3..=8) at `op`; bytes
+/// past the real length are overwritten by later tokens. Caller guarantees
+/// `1 <= dist <= op` and `op + 8 <= out.len()`.
+#[inline(always)]
+fn copy_short_match(out: &mut [u8], op: usize, dist: usize) {
+    let src = op - dist;
+    if dist >= 8 {
+        out.copy_within(src..src + 8, op);
+    } else {
+        let idx = &PATTERN[dist];
+        let mut bytes = [0u8; 8];
+        for (b, &i) in bytes.iter_mut().zip(idx) {
+            *b = out[src + usize::from(i)];
+        }
+        out[op..op + 8].copy_from_slice(&bytes);
+    }
+}
 
 /// LZ77 copy of `len` bytes from `dist` bytes back; overlapping copies repeat
 /// the pattern. Caller guarantees `1 <= dist <= op` and `op + len <= out.len()`.
