@@ -1134,8 +1134,556 @@ typedef struct timespec blosc_timestamp_t;
 
 /* ---- Functions ---- */
 
+// Compress with the global settings.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_compress(int clevel,
+                    int doshuffle,
+                    int32_t typesize,
+                    const void *src,
+                    int32_t srcsize,
+                    void *dest,
+                    int32_t destsize);
+
+// Blosc1 spelling of `blosc2_compress`.
+//
+// # Safety
+// As `blosc2_compress`.
+BLOSC_EXPORT
+int blosc1_compress(int clevel,
+                    int doshuffle,
+                    size_t typesize,
+                    size_t nbytes,
+                    const void *src,
+                    void *dest,
+                    size_t destsize);
+
+// Decompress with the global settings.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT int blosc2_decompress(const void *src, int32_t srcsize, void *dest, int32_t destsize);
+
+// # Safety
+// `src` is a chunk; `dest` has `destsize` writable bytes.
+BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize);
+
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_getitem(const void *src,
+                   int32_t srcsize,
+                   int start,
+                   int nitems,
+                   void *dest,
+                   int32_t destsize);
+
+// # Safety
+// `src` is a chunk; `dest` holds `nitems` items.
+BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
+
+BLOSC_EXPORT const char *blosc1_get_compressor(void);
+
+// # Safety
+// `compname` is a NUL-terminated string.
+BLOSC_EXPORT int blosc1_set_compressor(const char *compname);
+
+BLOSC_EXPORT int blosc1_get_blocksize(void);
+
+BLOSC_EXPORT void blosc1_set_blocksize(size_t blocksize);
+
+BLOSC_EXPORT void blosc1_set_splitmode(int splitmode);
+
+// # Safety
+// `cbuffer` has 16 readable bytes; the out pointers are NULL or writable.
+BLOSC_EXPORT
+int blosc2_cbuffer_sizes(const void *cbuffer,
+                         int32_t *nbytes,
+                         int32_t *cbytes,
+                         int32_t *blocksize);
+
+// # Safety
+// As `blosc2_cbuffer_sizes`.
+BLOSC_EXPORT
+void blosc1_cbuffer_sizes(const void *cbuffer,
+                          size_t *nbytes,
+                          size_t *cbytes,
+                          size_t *blocksize);
+
+// # Safety
+// `cbuffer` has `cbytes` readable bytes; `nbytes` NULL or writable.
+BLOSC_EXPORT int blosc1_cbuffer_validate(const void *cbuffer, size_t cbytes, size_t *nbytes);
+
+// # Safety
+// `cbuffer` has 16 readable bytes; out pointers NULL or writable.
+BLOSC_EXPORT void blosc1_cbuffer_metainfo(const void *cbuffer, size_t *typesize, int *flags);
+
+// # Safety
+// `cbuffer` has 16 readable bytes; out pointers NULL or writable.
+BLOSC_EXPORT void blosc2_cbuffer_versions(const void *cbuffer, int *version, int *versionlz);
+
+// # Safety
+// `cbuffer` has 16 readable bytes.
+BLOSC_EXPORT const char *blosc2_cbuffer_complib(const void *cbuffer);
+
+// # Safety
+// `dest` has `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_chunk_zeros(struct blosc2_cparams cparams,
+                       int32_t nbytes,
+                       void *dest,
+                       int32_t destsize);
+
+// # Safety
+// `dest` has `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_chunk_nans(struct blosc2_cparams cparams,
+                      int32_t nbytes,
+                      void *dest,
+                      int32_t destsize);
+
+// # Safety
+// `dest` has `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_chunk_uninit(struct blosc2_cparams cparams,
+                        int32_t nbytes,
+                        void *dest,
+                        int32_t destsize);
+
+// # Safety
+// `dest` has `destsize` writable bytes; `repeatval` has `typesize` bytes.
+BLOSC_EXPORT
+int blosc2_chunk_repeatval(struct blosc2_cparams cparams,
+                           int32_t nbytes,
+                           void *dest,
+                           int32_t destsize,
+                           const void *repeatval);
+
+// Create a compression context; NULL when the parameters are refused.
+BLOSC_EXPORT blosc2_context *blosc2_create_cctx(struct blosc2_cparams cparams);
+
+// Create a decompression context.
+BLOSC_EXPORT blosc2_context *blosc2_create_dctx(struct blosc2_dparams dparams);
+
+// Free a context (NULL is ignored).
+//
+// # Safety
+// `context` is NULL or came from `blosc2_create_cctx`/`dctx` and is not used again.
+BLOSC_EXPORT void blosc2_free_ctx(blosc2_context *context);
+
+// # Safety
+// `ctx` is a live context or NULL; `cparams` is writable or NULL.
+BLOSC_EXPORT int blosc2_ctx_get_cparams(blosc2_context *ctx, struct blosc2_cparams *cparams);
+
+// # Safety
+// `ctx` is a live context or NULL; `dparams` is writable or NULL.
+BLOSC_EXPORT int blosc2_ctx_get_dparams(blosc2_context *ctx, struct blosc2_dparams *dparams);
+
+// Skip the flagged blocks in the next `blosc2_decompress_ctx` call.
+//
+// # Safety
+// `maskout` points to `nblocks` bools; `ctx` is a live context.
+BLOSC_EXPORT int blosc2_set_maskout(blosc2_context *ctx, bool *maskout, int nblocks);
+
+// Compress with a context.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_compress_ctx(blosc2_context *context,
+                        const void *src,
+                        int32_t srcsize,
+                        void *dest,
+                        int32_t destsize);
+
+// Decompress with a context.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_decompress_ctx(blosc2_context *context,
+                          const void *src,
+                          int32_t srcsize,
+                          void *dest,
+                          int32_t destsize);
+
+// Decode `nitems` items from `start` with a context.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_getitem_ctx(blosc2_context *context,
+                       const void *src,
+                       int32_t srcsize,
+                       int start,
+                       int nitems,
+                       void *dest,
+                       int32_t destsize);
+
+// Like `blosc2_getitem_ctx` with byte offsets.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_getitem_bytes_ctx(blosc2_context *context,
+                             const void *src,
+                             int32_t srcsize,
+                             int32_t start,
+                             int32_t nbytes,
+                             void *dest,
+                             int32_t destsize);
+
+// Upstream's `BLOSC2_CPARAMS_DEFAULTS`.
+BLOSC_EXPORT struct blosc2_cparams blosc2_get_blosc2_cparams_defaults(void);
+
+// Upstream's `BLOSC2_DPARAMS_DEFAULTS`.
+BLOSC_EXPORT struct blosc2_dparams blosc2_get_blosc2_dparams_defaults(void);
+
+// Initialize the library (optional; reference-counted with destroy).
+BLOSC_EXPORT void blosc2_init(void);
+
+// Release the library (idempotent; pairs with `blosc2_init`).
+BLOSC_EXPORT void blosc2_destroy(void);
+
+// Free cached resources; nothing is cached across calls beyond contexts.
+BLOSC_EXPORT int blosc2_free_resources(void);
+
+BLOSC_EXPORT const char *blosc2_get_version_string(void);
+
+// Upstream's message for `error_code` (a static string).
+BLOSC_EXPORT const char *blosc2_error_string(int error_code);
+
+BLOSC_EXPORT const char *blosc2_list_compressors(void);
+
+// # Safety
+// `compname` is NULL or a writable pointer.
+BLOSC_EXPORT int blosc2_compcode_to_compname(int compcode, const char **compname);
+
+// # Safety
+// `compname` is NULL or a NUL-terminated string.
+BLOSC_EXPORT int blosc2_compname_to_compcode(const char *compname);
+
+// Library name and version of a codec, as malloc'ed strings the caller frees.
+//
+// # Safety
+// `compname` is a NUL-terminated string; `complib`/`version` NULL or writable.
+BLOSC_EXPORT int blosc2_get_complib_info(const char *compname, char **complib, char **version);
+
+BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
+
+// Set the global thread count; returns the previous one (or an error).
+BLOSC_EXPORT int16_t blosc2_set_nthreads(int16_t nthreads);
+
+BLOSC_EXPORT void blosc2_set_delta(int dodelta);
+
+// The threads callback of upstream lets a host run Blosc's jobs on its own
+// threads. Our contexts own their pools, so the callback is recorded but
+// never needed; output is the same either way.
+BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
+
+// # Safety
+// `timestamp` is NULL or writable.
+BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
+
+BLOSC_EXPORT double blosc_elapsed_nsecs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
+
+BLOSC_EXPORT double blosc_elapsed_secs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
+
+// Compress with the global settings.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_compress(int clevel,
+                    int doshuffle,
+                    int32_t typesize,
+                    const void *src,
+                    int32_t srcsize,
+                    void *dest,
+                    int32_t destsize);
+
+// Blosc1 spelling of `blosc2_compress`.
+//
+// # Safety
+// As `blosc2_compress`.
+BLOSC_EXPORT
+int blosc1_compress(int clevel,
+                    int doshuffle,
+                    size_t typesize,
+                    size_t nbytes,
+                    const void *src,
+                    void *dest,
+                    size_t destsize);
+
+// Decompress with the global settings.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT int blosc2_decompress(const void *src, int32_t srcsize, void *dest, int32_t destsize);
+
+// # Safety
+// `src` is a chunk; `dest` has `destsize` writable bytes.
+BLOSC_EXPORT int blosc1_decompress(const void *src, void *dest, size_t destsize);
+
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_getitem(const void *src,
+                   int32_t srcsize,
+                   int start,
+                   int nitems,
+                   void *dest,
+                   int32_t destsize);
+
+// # Safety
+// `src` is a chunk; `dest` holds `nitems` items.
+BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
+
+BLOSC_EXPORT const char *blosc1_get_compressor(void);
+
+// # Safety
+// `compname` is a NUL-terminated string.
+BLOSC_EXPORT int blosc1_set_compressor(const char *compname);
+
+BLOSC_EXPORT int blosc1_get_blocksize(void);
+
+BLOSC_EXPORT void blosc1_set_blocksize(size_t blocksize);
+
+BLOSC_EXPORT void blosc1_set_splitmode(int splitmode);
+
+// # Safety
+// `cbuffer` has 16 readable bytes; the out pointers are NULL or writable.
+BLOSC_EXPORT
+int blosc2_cbuffer_sizes(const void *cbuffer,
+                         int32_t *nbytes,
+                         int32_t *cbytes,
+                         int32_t *blocksize);
+
+// # Safety
+// As `blosc2_cbuffer_sizes`.
+BLOSC_EXPORT
+void blosc1_cbuffer_sizes(const void *cbuffer,
+                          size_t *nbytes,
+                          size_t *cbytes,
+                          size_t *blocksize);
+
+// # Safety
+// `cbuffer` has `cbytes` readable bytes; `nbytes` NULL or writable.
+BLOSC_EXPORT int blosc1_cbuffer_validate(const void *cbuffer, size_t cbytes, size_t *nbytes);
+
+// # Safety
+// `cbuffer` has 16 readable bytes; out pointers NULL or writable.
+BLOSC_EXPORT void blosc1_cbuffer_metainfo(const void *cbuffer, size_t *typesize, int *flags);
+
+// # Safety
+// `cbuffer` has 16 readable bytes; out pointers NULL or writable.
+BLOSC_EXPORT void blosc2_cbuffer_versions(const void *cbuffer, int *version, int *versionlz);
+
+// # Safety
+// `cbuffer` has 16 readable bytes.
+BLOSC_EXPORT const char *blosc2_cbuffer_complib(const void *cbuffer);
+
+// # Safety
+// `dest` has `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_chunk_zeros(struct blosc2_cparams cparams,
+                       int32_t nbytes,
+                       void *dest,
+                       int32_t destsize);
+
+// # Safety
+// `dest` has `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_chunk_nans(struct blosc2_cparams cparams,
+                      int32_t nbytes,
+                      void *dest,
+                      int32_t destsize);
+
+// # Safety
+// `dest` has `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_chunk_uninit(struct blosc2_cparams cparams,
+                        int32_t nbytes,
+                        void *dest,
+                        int32_t destsize);
+
+// # Safety
+// `dest` has `destsize` writable bytes; `repeatval` has `typesize` bytes.
+BLOSC_EXPORT
+int blosc2_chunk_repeatval(struct blosc2_cparams cparams,
+                           int32_t nbytes,
+                           void *dest,
+                           int32_t destsize,
+                           const void *repeatval);
+
+// Create a compression context; NULL when the parameters are refused.
+BLOSC_EXPORT blosc2_context *blosc2_create_cctx(struct blosc2_cparams cparams);
+
+// Create a decompression context.
+BLOSC_EXPORT blosc2_context *blosc2_create_dctx(struct blosc2_dparams dparams);
+
+// Free a context (NULL is ignored).
+//
+// # Safety
+// `context` is NULL or came from `blosc2_create_cctx`/`dctx` and is not used again.
+BLOSC_EXPORT void blosc2_free_ctx(blosc2_context *context);
+
+// # Safety
+// `ctx` is a live context or NULL; `cparams` is writable or NULL.
+BLOSC_EXPORT int blosc2_ctx_get_cparams(blosc2_context *ctx, struct blosc2_cparams *cparams);
+
+// # Safety
+// `ctx` is a live context or NULL; `dparams` is writable or NULL.
+BLOSC_EXPORT int blosc2_ctx_get_dparams(blosc2_context *ctx, struct blosc2_dparams *dparams);
+
+// Skip the flagged blocks in the next `blosc2_decompress_ctx` call.
+//
+// # Safety
+// `maskout` points to `nblocks` bools; `ctx` is a live context.
+BLOSC_EXPORT int blosc2_set_maskout(blosc2_context *ctx, bool *maskout, int nblocks);
+
+// Compress with a context.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_compress_ctx(blosc2_context *context,
+                        const void *src,
+                        int32_t srcsize,
+                        void *dest,
+                        int32_t destsize);
+
+// Decompress with a context.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_decompress_ctx(blosc2_context *context,
+                          const void *src,
+                          int32_t srcsize,
+                          void *dest,
+                          int32_t destsize);
+
+// Decode `nitems` items from `start` with a context.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_getitem_ctx(blosc2_context *context,
+                       const void *src,
+                       int32_t srcsize,
+                       int start,
+                       int nitems,
+                       void *dest,
+                       int32_t destsize);
+
+// Like `blosc2_getitem_ctx` with byte offsets.
+//
+// # Safety
+// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_getitem_bytes_ctx(blosc2_context *context,
+                             const void *src,
+                             int32_t srcsize,
+                             int32_t start,
+                             int32_t nbytes,
+                             void *dest,
+                             int32_t destsize);
+
+// Upstream's `BLOSC2_CPARAMS_DEFAULTS`.
+BLOSC_EXPORT struct blosc2_cparams blosc2_get_blosc2_cparams_defaults(void);
+
+// Upstream's `BLOSC2_DPARAMS_DEFAULTS`.
+BLOSC_EXPORT struct blosc2_dparams blosc2_get_blosc2_dparams_defaults(void);
+
+// Initialize the library (optional; reference-counted with destroy).
+BLOSC_EXPORT void blosc2_init(void);
+
+// Release the library (idempotent; pairs with `blosc2_init`).
+BLOSC_EXPORT void blosc2_destroy(void);
+
+// Free cached resources; nothing is cached across calls beyond contexts.
+BLOSC_EXPORT int blosc2_free_resources(void);
+
+BLOSC_EXPORT const char *blosc2_get_version_string(void);
+
+// Upstream's message for `error_code` (a static string).
+BLOSC_EXPORT const char *blosc2_error_string(int error_code);
+
+BLOSC_EXPORT const char *blosc2_list_compressors(void);
+
+// # Safety
+// `compname` is NULL or a writable pointer.
+BLOSC_EXPORT int blosc2_compcode_to_compname(int compcode, const char **compname);
+
+// # Safety
+// `compname` is NULL or a NUL-terminated string.
+BLOSC_EXPORT int blosc2_compname_to_compcode(const char *compname);
+
+// Library name and version of a codec, as malloc'ed strings the caller frees.
+//
+// # Safety
+// `compname` is a NUL-terminated string; `complib`/`version` NULL or writable.
+BLOSC_EXPORT int blosc2_get_complib_info(const char *compname, char **complib, char **version);
+
+BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
+
+// Set the global thread count; returns the previous one (or an error).
+BLOSC_EXPORT int16_t blosc2_set_nthreads(int16_t nthreads);
+
+BLOSC_EXPORT void blosc2_set_delta(int dodelta);
+
+// The threads callback of upstream lets a host run Blosc's jobs on its own
+// threads. Our contexts own their pools, so the callback is recorded but
+// never needed; output is the same either way.
+BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
+
+// # Safety
+// `timestamp` is NULL or writable.
+BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
+
+BLOSC_EXPORT double blosc_elapsed_nsecs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
+
+BLOSC_EXPORT double blosc_elapsed_secs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
+
+// # Safety
+// `codec` is NULL or points to a valid `blosc2_codec` with a NUL-terminated name.
+BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
+
+// # Safety
+// `filter` is NULL or points to a valid `blosc2_filter` with a NUL-terminated name.
+BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
+
+// Tuners are accepted as upstream accepts them (id >= 160, unique name per
+// id). The automatic block size of this library does not consult them.
+//
+// # Safety
+// `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
+BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
+
+// # Safety
+// `codec` is NULL or points to a valid `blosc2_codec` with a NUL-terminated name.
+BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
+
+// # Safety
+// `filter` is NULL or points to a valid `blosc2_filter` with a NUL-terminated name.
+BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
+
+// Tuners are accepted as upstream accepts them (id >= 160, unique name per
+// id). The automatic block size of this library does not consult them.
+//
+// # Safety
+// `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
+BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
 /* ---- Inline helpers ---- */
 
+/** Message for a Blosc2 error code (same string as blosc2_error_string()). */
+static char *print_error(int rc) BLOSC_ATTRIBUTE_UNUSED;
+static char *print_error(int rc) {
+  return (char *)blosc2_error_string(rc);
+}
 
 /**
  * Index of the fixed-size metalayer called `name` in `schunk`,

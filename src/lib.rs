@@ -12,7 +12,10 @@
 pub mod error;
 pub use error::{Error, Result};
 
+pub mod chunk;
 pub mod codecs;
 pub mod filters;
+pub(crate) mod pool;
+pub mod registry;
 
 pub mod capi;

@@ -1,3 +1,12 @@
 //! The C ABI: `extern "C"` functions and `#[repr(C)]` types of upstream's headers.
 pub mod consts;
 pub mod types;
+
+pub mod blosc1;
+pub mod boundary;
+pub mod chunk;
+pub mod context;
+pub mod env;
+pub mod library;
+pub mod ptr;
+pub mod registry;

@@ -48,7 +48,7 @@ pub fn bitunshuffle_version(
     version: u8,
 ) -> Result<()> {
     check(typesize, src, dst)?;
-    if version == 2 && (src.len() / typesize) % 8 != 0 {
+    if version == 2 && !(src.len() / typesize).is_multiple_of(8) {
         dst.copy_from_slice(src);
         return Ok(());
     }

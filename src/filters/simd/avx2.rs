@@ -148,7 +148,7 @@ fn unshuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8], n: usize) -> usize
 /// writes (unshuffle) past the element into the following ones.
 fn columns(ts: usize) -> impl Iterator<Item = usize> {
     let full = ts / 16;
-    let extra = (ts >= 16 && ts % 16 != 0).then(|| ts - 16);
+    let extra = (ts >= 16 && !ts.is_multiple_of(16)).then(|| ts - 16);
     (0..full.max(1)).map(|q| 16 * q).chain(extra)
 }
 

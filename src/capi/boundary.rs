@@ -1,0 +1,78 @@
+//! The panic boundary and the small pointer helpers every export goes through.
+//!
+//! Policy: no panic unwinds into C. Each export runs its body under
+//! `catch_unwind`; a panic becomes `BLOSC2_ERROR_FAILURE` (or NULL / a neutral
+//! value for functions without an error channel) and, with `BLOSC_TRACE` set,
+//! a trace line on stderr.
+
+use crate::error::Error;
+use std::sync::OnceLock;
+
+/// Whether `BLOSC_TRACE` was set when the library first looked.
+pub fn trace_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("BLOSC_TRACE").is_some())
+}
+
+/// Print an upstream-style trace line: `[error] - msg (file:line)`.
+pub fn trace(category: &str, msg: &str, file: &str, line: u32) {
+    if trace_enabled() {
+        eprintln!("[{category}] - {msg} ({file}:{line})");
+    }
+}
+
+macro_rules! trace_error {
+    ($($arg:tt)*) => {
+        $crate::capi::boundary::trace("error", &format!($($arg)*), file!(), line!())
+    };
+}
+pub(crate) use trace_error;
+
+/// Run `body`, turning a panic into `on_panic`.
+pub fn guard<T>(name: &str, on_panic: T, body: impl FnOnce() -> T) -> T {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(v) => v,
+        Err(_) => {
+            trace(
+                "error",
+                &format!("panic caught in {name}"),
+                file!(),
+                line!(),
+            );
+            on_panic
+        }
+    }
+}
+
+/// Map a core result to the C convention: the value, or the negative code.
+pub fn code<T: Into<i64>>(r: crate::Result<T>) -> i64 {
+    match r {
+        Ok(v) => v.into(),
+        Err(e) => {
+            trace("error", e.message(), file!(), line!());
+            e.code() as i64
+        }
+    }
+}
+
+/// Map a core result holding a byte count to an `int` return.
+pub fn rc(r: crate::Result<usize>) -> i32 {
+    match r {
+        Ok(v) => v as i32,
+        Err(e) => err(e),
+    }
+}
+
+/// Trace and return an error code.
+pub fn err(e: Error) -> i32 {
+    trace("error", e.message(), file!(), line!());
+    e.code()
+}
+
+/// Wrap an export body: catches panics and returns `BLOSC2_ERROR_FAILURE`.
+macro_rules! ffi_int {
+    ($name:expr, $body:block) => {
+        $crate::capi::boundary::guard($name, $crate::error::Error::Failure.code(), || $body)
+    };
+}
+pub(crate) use ffi_int;

@@ -1,0 +1,487 @@
+//! Contexts (`blosc2_context`) and the contextual chunk API of blosc2.h.
+
+use super::boundary::{err, ffi_int, guard, rc, trace_error};
+use super::env::env;
+use super::ptr::{chunk_slice, out_slice};
+use super::types::{blosc2_context, blosc2_cparams, blosc2_dparams};
+use crate::chunk::header::{filter_id, MAX_FILTERS};
+use crate::chunk::params::{CParams, DParams, SplitMode};
+use crate::chunk::{Compressor, Decompressor};
+use crate::error::Error;
+use std::ffi::c_int;
+use std::os::raw::c_void;
+
+pub(crate) enum Kind {
+    Compress(Box<Compressor>),
+    Decompress(Box<Decompressor>),
+}
+
+/// What a `blosc2_context*` handed to C really points to.
+pub struct Context {
+    pub(crate) kind: Kind,
+    /// What `blosc2_ctx_get_cparams` reports (effective values).
+    pub(crate) cparams: blosc2_cparams,
+    pub(crate) dparams: blosc2_dparams,
+}
+
+/// `build_filters` of upstream: the Blosc1 switches written into the
+/// pipeline's last two slots.
+pub(crate) fn build_filters(doshuffle: i32, delta: bool, typesize: i32, filters: &mut [u8; 6]) {
+    if doshuffle == filter_id::SHUFFLE as i32 && typesize > 1 {
+        filters[MAX_FILTERS - 1] = filter_id::SHUFFLE;
+    }
+    if doshuffle == filter_id::BITSHUFFLE as i32 {
+        filters[MAX_FILTERS - 1] = filter_id::BITSHUFFLE;
+    }
+    if doshuffle == filter_id::NOFILTER as i32 {
+        filters[MAX_FILTERS - 1] = filter_id::NOFILTER;
+    }
+    if delta {
+        filters[MAX_FILTERS - 2] = filter_id::DELTA;
+    }
+}
+
+/// Apply the environment overrides upstream's `blosc2_create_cctx` honours.
+pub(crate) fn effective_cparams(mut cp: blosc2_cparams) -> Option<blosc2_cparams> {
+    let e = env();
+    if let Some(t) = e.typesize {
+        cp.typesize = t;
+    }
+    build_filters(
+        e.shuffle.unwrap_or(-1),
+        e.delta.unwrap_or(false),
+        cp.typesize,
+        &mut cp.filters,
+    );
+    if let Some(c) = e.clevel {
+        cp.clevel = c;
+    }
+    if let Some(name) = &e.compressor {
+        let code = super::library::compname_to_code(name);
+        if !(0..6).contains(&code) {
+            trace_error!("User defined codecs cannot be set here. Use Blosc2 mechanism instead.");
+            return None;
+        }
+        cp.compcode = code as u8;
+    }
+    if let Some(b) = e.blocksize {
+        cp.blocksize = b;
+    }
+    if let Some(n) = e.nthreads {
+        cp.nthreads = n;
+    }
+    if let Some(s) = e.splitmode {
+        cp.splitmode = s as i32;
+    }
+    Some(cp)
+}
+
+pub(crate) fn core_cparams(cp: &blosc2_cparams) -> CParams {
+    CParams {
+        compcode: cp.compcode,
+        compcode_meta: cp.compcode_meta,
+        clevel: cp.clevel,
+        use_dict: cp.use_dict != 0,
+        typesize: cp.typesize,
+        nthreads: cp.nthreads,
+        blocksize: cp.blocksize,
+        splitmode: SplitMode::from_i32(cp.splitmode),
+        filters: cp.filters,
+        filters_meta: cp.filters_meta,
+        instr_codec: cp.instr_codec,
+    }
+}
+
+/// Upstream refuses undefined built-in filter ids when the context is made.
+fn filters_defined(filters: &[u8; 6]) -> bool {
+    filters
+        .iter()
+        .all(|&f| !(5..=31).contains(&f) && !(37..=159).contains(&f))
+}
+
+pub(crate) fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
+    if !filters_defined(&cparams.filters) {
+        trace_error!("filter is not yet defined");
+        return None;
+    }
+    let cp = effective_cparams(cparams)?;
+    let core = core_cparams(&cp);
+    let comp = Compressor::new(core);
+    Some(Box::new(Context {
+        kind: Kind::Compress(Box::new(comp)),
+        cparams: cp,
+        dparams: blosc2_dparams::default(),
+    }))
+}
+
+pub(crate) fn new_dctx(dparams: blosc2_dparams) -> Box<Context> {
+    let mut dp = dparams;
+    if let Some(n) = env().nthreads {
+        dp.nthreads = n;
+    }
+    let core = DParams {
+        nthreads: dp.nthreads,
+        typesize: dp.typesize,
+    };
+    Box::new(Context {
+        kind: Kind::Decompress(Box::new(Decompressor::new(core))),
+        cparams: blosc2_cparams::default(),
+        dparams: dp,
+    })
+}
+
+/// Create a compression context; NULL when the parameters are refused.
+#[no_mangle]
+pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    guard(
+        "blosc2_create_cctx",
+        std::ptr::null_mut(),
+        || match new_cctx(cparams) {
+            Some(b) => Box::into_raw(b).cast(),
+            None => std::ptr::null_mut(),
+        },
+    )
+}
+
+/// Create a decompression context.
+#[no_mangle]
+pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+    guard("blosc2_create_dctx", std::ptr::null_mut(), || {
+        Box::into_raw(new_dctx(dparams)).cast()
+    })
+}
+
+/// Free a context (NULL is ignored).
+///
+/// # Safety
+/// `context` is NULL or came from `blosc2_create_cctx`/`dctx` and is not used again.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
+    guard("blosc2_free_ctx", (), || {
+        if !context.is_null() {
+            // SAFETY: the caller hands back a pointer from Box::into_raw, once.
+            drop(unsafe { Box::from_raw(context.cast::<Context>()) });
+        }
+    })
+}
+
+/// # Safety
+/// `ctx` is a live context or NULL; `cparams` is writable or NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_cparams(
+    ctx: *mut blosc2_context,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    ffi_int!("blosc2_ctx_get_cparams", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let (Some(c), false) = (unsafe { ctx.cast::<Context>().as_ref() }, cparams.is_null())
+        else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: non-NULL and writable per contract.
+        unsafe { cparams.write(c.cparams) };
+        0
+    })
+}
+
+/// # Safety
+/// `ctx` is a live context or NULL; `dparams` is writable or NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_dparams(
+    ctx: *mut blosc2_context,
+    dparams: *mut blosc2_dparams,
+) -> c_int {
+    ffi_int!("blosc2_ctx_get_dparams", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let (Some(c), false) = (unsafe { ctx.cast::<Context>().as_ref() }, dparams.is_null())
+        else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: non-NULL and writable per contract.
+        unsafe { dparams.write(c.dparams) };
+        0
+    })
+}
+
+/// Skip the flagged blocks in the next `blosc2_decompress_ctx` call.
+///
+/// # Safety
+/// `maskout` points to `nblocks` bools; `ctx` is a live context.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_maskout(
+    ctx: *mut blosc2_context,
+    maskout: *mut bool,
+    nblocks: c_int,
+) -> c_int {
+    ffi_int!("blosc2_set_maskout", {
+        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
+        let Some(c) = (unsafe { ctx.cast::<Context>().as_mut() }) else {
+            return err(Error::NullPointer);
+        };
+        if maskout.is_null() || nblocks < 0 {
+            return err(Error::NullPointer);
+        }
+        // SAFETY: the caller promises `nblocks` readable bools at `maskout`.
+        let mask = unsafe { std::slice::from_raw_parts(maskout, nblocks as usize) };
+        match &mut c.kind {
+            Kind::Decompress(d) => {
+                d.set_maskout(mask);
+                0
+            }
+            Kind::Compress(_) => err(Error::InvalidParam),
+        }
+    })
+}
+
+/// Compress with a context.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_compress_ctx", {
+        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+            return err(Error::NullPointer);
+        };
+        let Kind::Compress(comp) = &mut c.kind else {
+            trace_error!("Context is not meant for compression.  Giving up.");
+            return err(Error::InvalidParam);
+        };
+        // SAFETY: the caller promises the sizes describe the buffers.
+        let (src, dest) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
+            Ok(v) => v,
+            Err(e) => return err(e),
+        };
+        rc(comp.compress(src, dest))
+    })
+}
+
+/// Build the input and output slices of a compression call.
+///
+/// # Safety
+/// As `blosc2_compress_ctx`.
+pub(crate) unsafe fn io_slices<'a>(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> Result<(&'a [u8], &'a mut [u8]), Error> {
+    if srcsize < 0 || destsize < 0 {
+        return Err(Error::InvalidParam);
+    }
+    if (src.is_null() && srcsize > 0) || dest.is_null() {
+        return Err(Error::NullPointer);
+    }
+    let s: &[u8] = if srcsize == 0 {
+        &[]
+    } else {
+        // SAFETY: non-NULL, `srcsize` readable bytes per the caller's contract.
+        unsafe { std::slice::from_raw_parts(src as *const u8, srcsize as usize) }
+    };
+    // SAFETY: non-NULL, `destsize` writable bytes per the caller's contract.
+    let d = unsafe { out_slice(dest, destsize as usize) };
+    Ok((s, d))
+}
+
+/// Decompress with a context.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_decompress_ctx", {
+        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+            return err(Error::NullPointer);
+        };
+        let Kind::Decompress(d) = &mut c.kind else {
+            trace_error!("Context is not meant for decompression.  Giving up.");
+            return err(Error::InvalidParam);
+        };
+        // SAFETY: the caller's sizes describe the buffers.
+        unsafe { decompress_with(d, src, srcsize, dest, destsize) }
+    })
+}
+
+/// Shared by the contextual and global decompression entry points.
+///
+/// # Safety
+/// As `blosc2_decompress_ctx`.
+pub(crate) unsafe fn decompress_with(
+    d: &mut Decompressor,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    if src.is_null() || dest.is_null() {
+        return err(Error::NullPointer);
+    }
+    if srcsize < 0 || destsize < 0 {
+        return err(Error::InvalidParam);
+    }
+    // SAFETY: the caller promises `srcsize` readable bytes.
+    let s = match unsafe { chunk_slice(src, srcsize as usize) } {
+        Ok(s) => s,
+        Err(e) => return err(e),
+    };
+    // Only the chunk's own nbytes may be written, whatever destsize says.
+    let nbytes = match crate::chunk::ChunkHeader::read(s) {
+        Ok(h) => h.nbytes.max(0) as usize,
+        Err(e) => return err(e),
+    };
+    if nbytes > destsize as usize {
+        return err(Error::WriteBuffer);
+    }
+    // SAFETY: `destsize` >= nbytes writable bytes per the caller's contract.
+    let out = unsafe { out_slice(dest, nbytes) };
+    rc(d.decompress(s, out))
+}
+
+/// Decode `nitems` items from `start` with a context.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_getitem_ctx", {
+        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            getitem_with(
+                &mut c.kind,
+                src,
+                srcsize,
+                start,
+                nitems,
+                dest,
+                destsize,
+                false,
+            )
+        }
+    })
+}
+
+/// Like `blosc2_getitem_ctx` with byte offsets.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_getitem_bytes_ctx", {
+        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            getitem_with(
+                &mut c.kind,
+                src,
+                srcsize,
+                start,
+                nbytes,
+                dest,
+                destsize,
+                true,
+            )
+        }
+    })
+}
+
+/// # Safety
+/// As `blosc2_getitem_ctx`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn getitem_with(
+    kind: &mut Kind,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    count: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    bytes: bool,
+) -> c_int {
+    if src.is_null() || dest.is_null() {
+        return err(Error::NullPointer);
+    }
+    if srcsize < 0 || destsize < 0 {
+        return err(Error::InvalidParam);
+    }
+    // SAFETY: the caller promises `srcsize` readable bytes.
+    let s = match unsafe { chunk_slice(src, srcsize as usize) } {
+        Ok(s) => s,
+        Err(e) => return err(e),
+    };
+    let ts = match crate::chunk::ChunkHeader::read(s) {
+        Ok(h) => h.typesize as i64,
+        Err(e) => return err(e),
+    };
+    let want = if bytes {
+        count as i64
+    } else {
+        count as i64 * ts
+    };
+    // Never hand out more of `dest` than the request needs.
+    let len = want.clamp(0, destsize as i64) as usize;
+    // SAFETY: len <= destsize writable bytes per the caller's contract.
+    let out = unsafe { out_slice(dest, len) };
+    let mut tmp;
+    let d: &mut Decompressor = match kind {
+        Kind::Decompress(d) => d,
+        Kind::Compress(_) => {
+            // upstream lets any context do getitem
+            tmp = Decompressor::new(DParams::default());
+            &mut tmp
+        }
+    };
+    if bytes {
+        rc(d.getitem_bytes(s, start, count, out))
+    } else {
+        rc(d.getitem(s, start, count, out))
+    }
+}
+
+/// Upstream's `BLOSC2_CPARAMS_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
+    blosc2_cparams::default()
+}
+
+/// Upstream's `BLOSC2_DPARAMS_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
+    blosc2_dparams::default()
+}

@@ -1,0 +1,96 @@
+//! Dispatch of one data stream to its codec, built-in or registered.
+
+use super::header::compformat;
+use super::params::codec;
+use crate::codecs::{blosclz, lz4, lz4hc, zlib, zstd};
+use crate::error::{Error, Result};
+use crate::registry::{self, PluginContext};
+
+/// Compress one stream. Ok(0) means "did not fit in `output`".
+pub(crate) fn compress_stream(
+    compcode: u8,
+    clevel: u8,
+    meta: u8,
+    dict: Option<&[u8]>,
+    input: &[u8],
+    output: &mut [u8],
+    plugin_ctx: &PluginContext,
+) -> Result<usize> {
+    match (compcode, dict) {
+        (codec::BLOSCLZ, _) => Ok(blosclz::compress(clevel, input, output)),
+        (codec::LZ4, None) => lz4::compress(clevel, input, output),
+        (codec::LZ4, Some(d)) => lz4::compress_with_dict(clevel, d, input, output),
+        (codec::LZ4HC, None) => lz4hc::compress(clevel, input, output),
+        (codec::LZ4HC, Some(d)) => lz4hc::compress_with_dict(clevel, d, input, output),
+        (codec::ZLIB, _) => zlib::compress(clevel, input, output),
+        (codec::ZSTD, None) => zstd::compress(clevel, input, output),
+        // Upstream digests the dictionary at zstd level 1 whatever the clevel,
+        // and blosc clevel 1 maps to zstd level 1.
+        (codec::ZSTD, Some(d)) => zstd::compress_with_dict(1, d, input, output),
+        (id, _) => {
+            let entry = registry::find_codec(id).ok_or(Error::CodecSupport)?;
+            let rc = entry.imp.encode(input, output, meta, plugin_ctx);
+            if rc < 0 {
+                // a plugin failing is a data error, not "incompressible"
+                return Err(Error::from_code(rc).unwrap_or(Error::Data));
+            }
+            let n = rc as usize;
+            if n > output.len() {
+                return Err(Error::WriteBuffer);
+            }
+            Ok(n)
+        }
+    }
+}
+
+/// Decompress one stream into exactly `output.len()` bytes.
+pub(crate) fn decompress_stream(
+    format: u8,
+    compcode: u8,
+    meta: u8,
+    dict: Option<&[u8]>,
+    input: &[u8],
+    output: &mut [u8],
+    plugin_ctx: &PluginContext,
+) -> Result<usize> {
+    let n = match (format, dict) {
+        (compformat::BLOSCLZ, _) => blosclz::decompress(input, output)?,
+        (compformat::LZ4, None) => lz4::decompress(input, output)?,
+        (compformat::LZ4, Some(d)) => lz4::decompress_with_dict(d, input, output)?,
+        (compformat::ZLIB, _) => zlib::decompress(input, output)?,
+        (compformat::ZSTD, None) => zstd::decompress(input, output)?,
+        (compformat::ZSTD, Some(d)) => zstd::decompress_with_dict(d, input, output)?,
+        (compformat::UDCODEC, _) => {
+            let entry = registry::find_codec(compcode).ok_or(Error::CodecSupport)?;
+            let rc = entry.imp.decode(input, output, meta, plugin_ctx);
+            if rc < 0 {
+                return Err(Error::from_code(rc).unwrap_or(Error::Data));
+            }
+            rc as usize
+        }
+        _ => return Err(Error::CodecSupport),
+    };
+    if n != output.len() {
+        return Err(Error::Data);
+    }
+    Ok(n)
+}
+
+/// The format number stored in the flags for a codec id.
+pub(crate) fn compformat_of(compcode: u8) -> u8 {
+    match compcode {
+        codec::BLOSCLZ => compformat::BLOSCLZ,
+        codec::LZ4 | codec::LZ4HC => compformat::LZ4,
+        codec::ZLIB => compformat::ZLIB,
+        codec::ZSTD => compformat::ZSTD,
+        _ => compformat::UDCODEC,
+    }
+}
+
+/// The `versionlz` byte for a codec id.
+pub(crate) fn compversion_of(compcode: u8) -> u8 {
+    match compcode {
+        codec::BLOSCLZ | codec::LZ4 | codec::LZ4HC | codec::ZLIB | codec::ZSTD => 1,
+        id => registry::find_codec(id).map(|c| c.version).unwrap_or(1),
+    }
+}

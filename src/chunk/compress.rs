@@ -1,0 +1,486 @@
+//! Chunk compression (spec: chunk-format.rst, "Blocks"): header, block starts,
+//! optional dictionary, then per-block data streams.
+//!
+//! Blocks are compressed independently (in parallel when the context has
+//! threads) and laid out in block order, so the output never depends on the
+//! number of threads.
+
+use super::blocksize::{compute_blocksize, split_block, BlocksizeInput};
+use super::codec::{compformat_of, compress_stream, compversion_of};
+use super::header::{
+    blosc2_flags, flags, flags_from_filters, version, ChunkHeader, Special, EXTENDED_HEADER_LENGTH,
+    MAX_BLOCKSIZE, MAX_BUFFERSIZE, MIN_BUFFERSIZE, MIN_HEADER_LENGTH,
+};
+use super::params::{codec, CParams};
+use super::pipeline::{self, PipelineSpec};
+use crate::codecs::zstd;
+use crate::error::{Error, Result};
+use crate::pool::Pool;
+use crate::registry::PluginContext;
+
+/// Largest dictionary stored in a chunk.
+pub const MAX_DICT_SIZE: usize = 32 * 1024;
+/// Below this a dictionary is not worth it and compression goes without.
+pub const MIN_USEFUL_DICT: usize = 256;
+
+/// Per-thread scratch space for one block.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    pub s1: Vec<u8>,
+    pub s2: Vec<u8>,
+    pub out: Vec<u8>,
+}
+
+impl Scratch {
+    fn ensure(&mut self, bsize: usize, out: usize) {
+        if self.s1.len() < bsize {
+            self.s1.resize(bsize, 0);
+            self.s2.resize(bsize, 0);
+        }
+        if self.out.len() < out {
+            self.out.resize(out, 0);
+        }
+    }
+}
+
+/// The settled layout of one compression call.
+struct Plan {
+    typesize: usize,
+    nbytes: usize,
+    blocksize: usize,
+    nblocks: usize,
+    leftover: usize,
+    split: bool,
+    header: ChunkHeader,
+    header_len: usize,
+}
+
+impl Plan {
+    fn bsize(&self, j: usize) -> usize {
+        if j + 1 == self.nblocks && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.blocksize
+        }
+    }
+
+    fn nstreams(&self, j: usize, training: bool) -> usize {
+        let leftover_block = j + 1 == self.nblocks && self.leftover > 0;
+        if self.split && !leftover_block && !training {
+            self.typesize
+        } else {
+            1
+        }
+    }
+}
+
+/// A compression context of the safe core (`blosc2_create_cctx`).
+pub struct Compressor {
+    params: CParams,
+    /// Write the 16-byte Blosc1 header instead of the extended one.
+    pub blosc1_header: bool,
+    pool: Option<Pool>,
+    scratch: Vec<Scratch>,
+}
+
+impl Compressor {
+    /// A context for `params`; they are validated by each `compress` call
+    /// (upstream reports bad parameters there, not at creation).
+    pub fn new(params: CParams) -> Compressor {
+        Compressor {
+            params,
+            blosc1_header: false,
+            pool: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn params(&self) -> &CParams {
+        &self.params
+    }
+
+    /// Change the thread count used by later calls.
+    pub fn set_nthreads(&mut self, nthreads: i16) -> Result<()> {
+        if nthreads <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        self.params.nthreads = nthreads;
+        Ok(())
+    }
+
+    /// Effective typesize for splitting: huge types are a byte stream.
+    fn effective_typesize(&self) -> Result<usize> {
+        let ts = self.params.typesize;
+        if ts <= 0 || ts > MAX_BLOCKSIZE {
+            return Err(Error::InvalidParam);
+        }
+        Ok(if ts > 255 { 1 } else { ts as usize })
+    }
+
+    /// Block size this context would use for `nbytes` of input.
+    pub fn blocksize_for(&self, nbytes: usize) -> Result<usize> {
+        let ts = self.effective_typesize()?;
+        Ok(compute_blocksize(&BlocksizeInput {
+            clevel: self.params.clevel,
+            typesize: ts as i32,
+            nbytes: nbytes as i32,
+            forced: self.params.blocksize,
+            compcode: self.params.compcode,
+            splitmode: self.params.splitmode,
+            filter_flags: flags_from_filters(&self.params.filters),
+        }) as usize)
+    }
+
+    fn plan(&self, nbytes: usize, dest_len: usize) -> Result<Plan> {
+        if nbytes > MAX_BUFFERSIZE as usize {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        if dest_len < EXTENDED_HEADER_LENGTH {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        let p = &self.params;
+        pipeline::check_filters(&p.filters)?;
+        if p.nthreads <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        if p.clevel > 9 {
+            return Err(Error::CodecParam);
+        }
+        if p.use_dict && !matches!(p.compcode, codec::ZSTD | codec::LZ4 | codec::LZ4HC) {
+            return Err(Error::CodecParam);
+        }
+        let typesize = self.effective_typesize()?;
+        let blocksize = self.blocksize_for(nbytes)?.max(1);
+        let nblocks = nbytes.div_ceil(blocksize);
+        let leftover = nbytes % blocksize;
+        let filter_flags = flags_from_filters(&p.filters);
+        let split = split_block(
+            p.splitmode,
+            p.compcode,
+            p.clevel,
+            filter_flags,
+            typesize as i32,
+            blocksize as i32,
+        );
+        let header_len = if self.blosc1_header {
+            MIN_HEADER_LENGTH
+        } else {
+            EXTENDED_HEADER_LENGTH
+        };
+        let header = ChunkHeader {
+            version: version::STABLE,
+            versionlz: compversion_of(p.compcode),
+            flags: 0,
+            typesize: typesize as u8,
+            nbytes: nbytes as i32,
+            blocksize: blocksize as i32,
+            cbytes: 0,
+            filters: p.filters,
+            udcompcode: p.compcode,
+            compcode_meta: p.compcode_meta,
+            filters_meta: p.filters_meta,
+            blosc2_flags2: 0,
+            blosc2_flags: 0,
+        };
+        Ok(Plan {
+            typesize,
+            nbytes,
+            blocksize,
+            nblocks,
+            leftover,
+            split,
+            header,
+            header_len,
+        })
+    }
+
+    /// Compress `src` into `dest`; returns the chunk size, or 0 when the data
+    /// does not fit in `dest` even stored raw (upstream's convention).
+    pub fn compress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        let plan = self.plan(src.len(), dest.len())?;
+        let p = &self.params;
+        let extended = plan.header_len == EXTENDED_HEADER_LENGTH;
+        let clevel0 = p.clevel == 0;
+        let use_dict = p.use_dict && !clevel0;
+        let mut memcpyed = clevel0 || plan.nbytes < MIN_BUFFERSIZE as usize;
+        let bstarts_end = plan.header_len + 4 * plan.nblocks;
+        if !memcpyed && bstarts_end > dest.len() {
+            memcpyed = true;
+        }
+        let mut hflags = if extended {
+            flags::DOSHUFFLE | flags::DOBITSHUFFLE
+        } else {
+            0
+        };
+        if !memcpyed {
+            hflags |= flags_from_filters(&p.filters);
+            if !plan.split {
+                hflags |= flags::DONT_SPLIT;
+            }
+            hflags |= compformat_of(p.compcode) << 5;
+        }
+        let mut header = plan.header;
+        header.flags = hflags;
+        if use_dict {
+            header.blosc2_flags |= blosc2_flags::USEDICT;
+        }
+        if p.instr_codec {
+            header.blosc2_flags |= blosc2_flags::INSTR_CODEC;
+        }
+
+        if memcpyed {
+            return Ok(store_memcpyed(&mut header, &plan, src, dest));
+        }
+
+        let mut dict: Option<Vec<u8>> = None;
+        if use_dict {
+            dict = self.build_dict(&plan, src)?;
+            if dict.is_none() {
+                header.blosc2_flags &= !blosc2_flags::USEDICT;
+            }
+        }
+        let mut pos = bstarts_end;
+        if let Some(d) = &dict {
+            let end = pos + 4 + d.len();
+            if end > dest.len() {
+                return Ok(store_memcpyed(&mut header, &plan, src, dest));
+            }
+            dest[pos..pos + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
+            dest[pos + 4..end].copy_from_slice(d);
+            pos = end;
+        }
+        let data_start = pos;
+
+        let fitted = self.compress_blocks(&plan, src, dest, data_start, dict.as_deref())?;
+        let Some(total) = fitted else {
+            return Ok(store_memcpyed(&mut header, &plan, src, dest));
+        };
+
+        // A chunk whose streams are all zero runs is the special zero chunk.
+        let nstreams: usize = (0..plan.nblocks).map(|j| plan.nstreams(j, false)).sum();
+        let mut cbytes = total;
+        if extended && dict.is_none() && total == bstarts_end + 4 * nstreams {
+            header.blosc2_flags |= (Special::Zero as u8) << 4;
+            cbytes = plan.header_len;
+        }
+        header.cbytes = cbytes as i32;
+        header.write(&mut dest[..plan.header_len]);
+        Ok(cbytes)
+    }
+
+    /// Compress every block after `data_start`; Ok(None) when they do not fit.
+    fn compress_blocks(
+        &mut self,
+        plan: &Plan,
+        src: &[u8],
+        dest: &mut [u8],
+        data_start: usize,
+        dict: Option<&[u8]>,
+    ) -> Result<Option<usize>> {
+        let nthreads = (self.params.nthreads.max(1) as usize).min(plan.nblocks.max(1));
+        let params = &self.params;
+        let spec = PipelineSpec {
+            filters: &params.filters,
+            filters_meta: &params.filters_meta,
+            typesize: plan.typesize,
+            version: version::STABLE,
+        };
+        let extended = plan.header_len == EXTENDED_HEADER_LENGTH;
+        let out_cap = plan.blocksize + 5 * plan.typesize + 8;
+        let mut pos = data_start;
+
+        if nthreads <= 1 {
+            if self.scratch.is_empty() {
+                self.scratch.push(Scratch::default());
+            }
+            let scratch = &mut self.scratch[0];
+            scratch.ensure(plan.blocksize, out_cap);
+            for j in 0..plan.nblocks {
+                let n = compress_block(params, plan, &spec, extended, src, j, scratch, dict)?;
+                if pos + n > dest.len() {
+                    return Ok(None);
+                }
+                dest[plan.header_len + 4 * j..plan.header_len + 4 * j + 4]
+                    .copy_from_slice(&(pos as i32).to_le_bytes());
+                dest[pos..pos + n].copy_from_slice(&scratch.out[..n]);
+                pos += n;
+            }
+            return Ok(Some(pos));
+        }
+
+        // Parallel: every block into its own buffer, then laid out in order.
+        if self.scratch.len() < nthreads {
+            self.scratch.resize_with(nthreads, Scratch::default);
+        }
+        let pool = Pool::ensure(&mut self.pool, nthreads)?;
+        let results = pool.run(plan.nblocks, &mut self.scratch[..nthreads], |j, scratch| {
+            scratch.ensure(plan.blocksize, out_cap);
+            let n = compress_block(params, plan, &spec, extended, src, j, scratch, dict)?;
+            Ok(scratch.out[..n].to_vec())
+        })?;
+        for (j, block) in results.iter().enumerate() {
+            if pos + block.len() > dest.len() {
+                return Ok(None);
+            }
+            dest[plan.header_len + 4 * j..plan.header_len + 4 * j + 4]
+                .copy_from_slice(&(pos as i32).to_le_bytes());
+            dest[pos..pos + block.len()].copy_from_slice(block);
+            pos += block.len();
+        }
+        Ok(Some(pos))
+    }
+
+    /// Upstream's dictionary recipe: sample the filtered blocks, then either use
+    /// the samples directly (LZ4/LZ4HC) or train a zstd dictionary on them.
+    fn build_dict(&mut self, plan: &Plan, src: &[u8]) -> Result<Option<Vec<u8>>> {
+        let p = &self.params;
+        let spec = PipelineSpec {
+            filters: &p.filters,
+            filters_meta: &p.filters_meta,
+            typesize: plan.typesize,
+            version: version::STABLE,
+        };
+        // The training pass: the filtered blocks, back to back.
+        let mut samples = Vec::with_capacity(plan.nbytes);
+        let mut scratch = Scratch::default();
+        scratch.ensure(plan.blocksize, 0);
+        let ctx = PluginContext {
+            cparams: p,
+            typesize: plan.typesize as i32,
+            chunk: None,
+        };
+        for j in 0..plan.nblocks {
+            let bsize = plan.bsize(j);
+            let offset = j * plan.blocksize;
+            match pipeline::forward(
+                &spec,
+                src,
+                offset,
+                bsize,
+                &mut scratch.s1,
+                &mut scratch.s2,
+                &ctx,
+            )? {
+                None => samples.extend_from_slice(&src[offset..offset + bsize]),
+                Some(false) => samples.extend_from_slice(&scratch.s1[..bsize]),
+                Some(true) => samples.extend_from_slice(&scratch.s2[..bsize]),
+            }
+        }
+        let dict_maxsize = MAX_DICT_SIZE.min(plan.nbytes / 20);
+        let mut nsamples = plan.nblocks;
+        if plan.split {
+            nsamples *= plan.typesize;
+        }
+        nsamples = nsamples.max(8);
+        let sample_size = plan.nbytes / nsamples / 16;
+        if dict_maxsize < MIN_USEFUL_DICT || sample_size == 0 {
+            return Ok(None);
+        }
+        if p.compcode == codec::LZ4 || p.compcode == codec::LZ4HC {
+            let n = (nsamples * sample_size)
+                .min(dict_maxsize)
+                .min(samples.len());
+            return Ok(Some(samples[..n].to_vec()));
+        }
+        let need = nsamples * sample_size;
+        if samples.len() < need {
+            return Ok(None);
+        }
+        let sizes = vec![sample_size; nsamples];
+        match zstd::train_dict(&samples[..need], &sizes, dict_maxsize) {
+            Ok(d) if !d.is_empty() => Ok(Some(d)),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Compress block `j` into `scratch.out`; returns its size.
+#[allow(clippy::too_many_arguments)]
+fn compress_block(
+    params: &CParams,
+    plan: &Plan,
+    spec: &PipelineSpec,
+    extended: bool,
+    src: &[u8],
+    j: usize,
+    scratch: &mut Scratch,
+    dict: Option<&[u8]>,
+) -> Result<usize> {
+    let bsize = plan.bsize(j);
+    let offset = j * plan.blocksize;
+    let ctx = PluginContext {
+        cparams: params,
+        typesize: plan.typesize as i32,
+        chunk: None,
+    };
+    let Scratch { s1, s2, out } = scratch;
+    let filtered: &[u8] = match pipeline::forward(spec, src, offset, bsize, s1, s2, &ctx)? {
+        None => &src[offset..offset + bsize],
+        Some(false) => &s1[..bsize],
+        Some(true) => &s2[..bsize],
+    };
+    let nstreams = plan.nstreams(j, false);
+    let neblock = bsize / nstreams;
+    let mut pos = 0usize;
+    for k in 0..nstreams {
+        let stream = &filtered[k * neblock..(k + 1) * neblock];
+        if extended {
+            if let Some(&first) = stream.first() {
+                if is_run(stream, first) {
+                    // runs are a negative size: the byte value, plus a token
+                    out[pos..pos + 4].copy_from_slice(&(-(first as i32)).to_le_bytes());
+                    pos += 4;
+                    if first != 0 {
+                        out[pos] = 0x1;
+                        pos += 1;
+                    }
+                    continue;
+                }
+            }
+        }
+        let body = &mut out[pos + 4..pos + 4 + neblock];
+        let mut cbytes = compress_stream(
+            params.compcode,
+            params.clevel,
+            params.compcode_meta,
+            dict,
+            stream,
+            body,
+            &ctx,
+        )?;
+        if cbytes == 0 || cbytes >= neblock {
+            // incompressible stream: stored raw, flagged by csize == neblock
+            body.copy_from_slice(stream);
+            cbytes = neblock;
+        }
+        out[pos..pos + 4].copy_from_slice(&(cbytes as i32).to_le_bytes());
+        pos += 4 + cbytes;
+    }
+    Ok(pos)
+}
+
+fn is_run(stream: &[u8], value: u8) -> bool {
+    let word = u64::from_ne_bytes([value; 8]);
+    let mut chunks = stream.chunks_exact(8);
+    for c in &mut chunks {
+        if u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) != word {
+            return false;
+        }
+    }
+    chunks.remainder().iter().all(|&b| b == value)
+}
+
+/// Store `src` raw after the header (the memcpyed chunk); 0 if it does not fit.
+fn store_memcpyed(header: &mut ChunkHeader, plan: &Plan, src: &[u8], dest: &mut [u8]) -> usize {
+    let total = plan.header_len + src.len();
+    if total > dest.len() {
+        return 0;
+    }
+    header.flags |= flags::MEMCPYED;
+    // a memcpyed chunk has no dictionary
+    header.blosc2_flags &= !blosc2_flags::USEDICT;
+    header.cbytes = total as i32;
+    header.write(&mut dest[..plan.header_len]);
+    dest[plan.header_len..total].copy_from_slice(src);
+    total
+}

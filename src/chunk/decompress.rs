@@ -1,0 +1,530 @@
+//! Chunk decompression, whole-chunk and partial (`getitem`): every length and
+//! offset read from the chunk is checked before use.
+
+use super::codec::decompress_stream;
+use super::compress::MAX_DICT_SIZE;
+use super::header::{blosc2_flags, ChunkHeader, Special};
+use super::params::{CParams, DParams};
+use super::pipeline::{self, PipelineSpec};
+use crate::error::{Error, Result};
+use crate::pool::Pool;
+use crate::registry::PluginContext;
+
+/// Per-thread scratch for decoding one block.
+#[derive(Default)]
+pub(crate) struct DScratch {
+    s1: Vec<u8>,
+    s2: Vec<u8>,
+    block: Vec<u8>,
+}
+
+impl DScratch {
+    fn ensure(&mut self, bsize: usize) {
+        if self.s1.len() < bsize {
+            self.s1.resize(bsize, 0);
+            self.s2.resize(bsize, 0);
+        }
+    }
+}
+
+/// A parsed, validated view of a chunk ready for block decoding.
+pub struct ChunkView<'a> {
+    pub header: ChunkHeader,
+    src: &'a [u8],
+    header_len: usize,
+    typesize: usize,
+    nbytes: usize,
+    blocksize: usize,
+    nblocks: usize,
+    leftover: usize,
+    special: Special,
+    memcpyed: bool,
+    dict: Option<&'a [u8]>,
+}
+
+impl<'a> ChunkView<'a> {
+    /// Parse and validate `src` (which may be longer than the chunk).
+    pub fn parse(src: &'a [u8]) -> Result<ChunkView<'a>> {
+        let header = ChunkHeader::read(src)?;
+        if header.is_vlblocks() {
+            // variable-length blocks arrive with the 3.x extensions
+            return Err(Error::VersionSupport);
+        }
+        if header.is_lazy() {
+            // lazy chunks need the frame they came from
+            return Err(Error::InvalidParam);
+        }
+        let cbytes = header.cbytes as usize;
+        if cbytes > src.len() {
+            return Err(Error::InvalidHeader);
+        }
+        let src = &src[..cbytes];
+        let special = Special::from_bits(header.special_bits()).ok_or(Error::Data)?;
+        let header_len = header.header_len();
+        let memcpyed = header.is_memcpyed();
+        let nbytes = header.nbytes as usize;
+        if memcpyed && cbytes != nbytes + header_len {
+            return Err(Error::Data);
+        }
+        let (nblocks, leftover) = header.nblocks();
+        let blocksize = header.blocksize as usize;
+        let mut view = ChunkView {
+            header,
+            src,
+            header_len,
+            typesize: header.typesize as usize,
+            nbytes,
+            blocksize,
+            nblocks,
+            leftover,
+            special,
+            memcpyed,
+            dict: None,
+        };
+        if nbytes == 0 && cbytes == header_len && special == Special::None {
+            return Ok(view);
+        }
+        let mut bstarts_end = header_len;
+        if special == Special::None && !memcpyed {
+            bstarts_end = nblocks
+                .checked_mul(4)
+                .and_then(|n| n.checked_add(header_len))
+                .ok_or(Error::InvalidHeader)?;
+        }
+        if src.len() < bstarts_end {
+            return Err(Error::ReadBuffer);
+        }
+        if header.blosc2_flags & blosc2_flags::USEDICT != 0 && header.is_extended() && !memcpyed {
+            if src.len() < bstarts_end + 4 {
+                return Err(Error::ReadBuffer);
+            }
+            let dsize = le_i32(src, bstarts_end);
+            if dsize <= 0 || dsize as usize > MAX_DICT_SIZE {
+                return Err(Error::CodecDict);
+            }
+            let start = bstarts_end + 4;
+            let end = start + dsize as usize;
+            if end > src.len() {
+                return Err(Error::ReadBuffer);
+            }
+            view.dict = Some(&src[start..end]);
+        }
+        Ok(view)
+    }
+
+    pub fn nbytes(&self) -> usize {
+        self.nbytes
+    }
+
+    pub fn nblocks(&self) -> usize {
+        self.nblocks
+    }
+
+    pub fn blocksize(&self) -> usize {
+        self.blocksize
+    }
+
+    fn bsize(&self, j: usize) -> usize {
+        if j + 1 == self.nblocks && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.blocksize
+        }
+    }
+
+    fn spec(&self) -> PipelineSpec<'_> {
+        PipelineSpec {
+            filters: &self.header.filters,
+            filters_meta: &self.header.filters_meta,
+            typesize: self.typesize,
+            version: self.header.version,
+        }
+    }
+
+    fn is_instrumented(&self) -> bool {
+        self.header.is_extended() && self.header.blosc2_flags & blosc2_flags::INSTR_CODEC != 0
+    }
+
+    /// Fill `out` (which starts `offset` bytes into the chunk's data) for a
+    /// memcpyed or special chunk.
+    fn fill_direct(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        match self.special {
+            Special::None => {
+                let start = self.header_len + offset;
+                let end = start + out.len();
+                if end > self.src.len() {
+                    return Err(Error::ReadBuffer);
+                }
+                out.copy_from_slice(&self.src[start..end]);
+            }
+            Special::Zero => out.fill(0),
+            Special::Uninit => {}
+            Special::Nan => fill_nans(self.typesize, out)?,
+            Special::Value => {
+                let value = &self.src[self.header_len..];
+                fill_values(value, offset, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Decode block `j` into `out` (exactly its size). `dref` is the decoded
+    /// first block when the pipeline has DELTA and `j > 0`.
+    fn decode_block(
+        &self,
+        j: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        scratch: &mut DScratch,
+        ctx: &PluginContext,
+    ) -> Result<()> {
+        let bsize = self.bsize(j);
+        debug_assert_eq!(out.len(), bsize);
+        if self.memcpyed || self.special != Special::None {
+            return self.fill_direct(j * self.blocksize, out);
+        }
+        let bstart = le_i32(self.src, self.header_len + 4 * j);
+        if bstart <= 0 || bstart as usize >= self.src.len() {
+            return Err(Error::Data);
+        }
+        let mut rest = &self.src[bstart as usize..];
+        let leftover_block = j + 1 == self.nblocks && self.leftover > 0;
+        let nstreams = if !self.header.dont_split() && !leftover_block {
+            self.typesize
+        } else {
+            1
+        };
+        let neblock = bsize / nstreams;
+        if neblock == 0 {
+            return Err(Error::WriteBuffer);
+        }
+        let spec = self.spec();
+        let filtered = spec.has_backward() && !self.is_instrumented();
+        scratch.ensure(bsize);
+        {
+            let target: &mut [u8] = if filtered {
+                &mut scratch.s1[..bsize]
+            } else {
+                &mut *out
+            };
+            for k in 0..nstreams {
+                let dst = &mut target[k * neblock..(k + 1) * neblock];
+                if rest.len() < 4 {
+                    return Err(Error::ReadBuffer);
+                }
+                let csize = le_i32(rest, 0);
+                rest = &rest[4..];
+                if csize == 0 {
+                    dst.fill(0);
+                } else if csize < 0 {
+                    let Some((&token, tail)) = rest.split_first() else {
+                        return Err(Error::ReadBuffer);
+                    };
+                    rest = tail;
+                    if token & 0x1 == 0 || csize < -255 {
+                        return Err(Error::RunLength);
+                    }
+                    dst.fill((-csize) as u8);
+                } else {
+                    let csize = csize as usize;
+                    if rest.len() < csize {
+                        return Err(Error::ReadBuffer);
+                    }
+                    let stream = &rest[..csize];
+                    rest = &rest[csize..];
+                    if csize == neblock {
+                        dst.copy_from_slice(stream);
+                    } else {
+                        decompress_stream(
+                            self.header.compformat(),
+                            self.header.compcode(),
+                            self.header.compcode_meta,
+                            self.dict,
+                            stream,
+                            dst,
+                            ctx,
+                        )?;
+                    }
+                }
+            }
+        }
+        if filtered {
+            let DScratch { s1, s2, .. } = scratch;
+            pipeline::backward(&spec, j * self.blocksize, s1, s2, out, dref, ctx)?;
+        }
+        Ok(())
+    }
+}
+
+fn le_i32(b: &[u8], at: usize) -> i32 {
+    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
+    match typesize {
+        4 => {
+            if !out.len().is_multiple_of(4) {
+                return Err(Error::Data);
+            }
+            let nan = f32::NAN.to_le_bytes();
+            out.chunks_exact_mut(4)
+                .for_each(|c| c.copy_from_slice(&nan));
+        }
+        8 => {
+            if !out.len().is_multiple_of(8) {
+                return Err(Error::Data);
+            }
+            let nan = f64::NAN.to_le_bytes();
+            out.chunks_exact_mut(8)
+                .for_each(|c| c.copy_from_slice(&nan));
+        }
+        _ => return Err(Error::Data),
+    }
+    Ok(())
+}
+
+/// Repeat `value` over `out`, which starts `offset` bytes into the data.
+fn fill_values(value: &[u8], offset: usize, out: &mut [u8]) -> Result<()> {
+    let ts = value.len();
+    if ts == 0 {
+        return Err(Error::Data);
+    }
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = value[(offset + i) % ts];
+    }
+    Ok(())
+}
+
+/// A decompression context of the safe core (`blosc2_create_dctx`).
+pub struct Decompressor {
+    params: DParams,
+    pool: Option<Pool>,
+    scratch: Vec<DScratch>,
+    maskout: Option<Vec<bool>>,
+    /// Plugins see these (upstream hands them the context's parameters).
+    plugin_cparams: CParams,
+}
+
+impl Decompressor {
+    /// A context for `params` (validated by each call, as upstream does).
+    pub fn new(params: DParams) -> Decompressor {
+        Decompressor {
+            params,
+            pool: None,
+            scratch: Vec::new(),
+            maskout: None,
+            plugin_cparams: CParams::default(),
+        }
+    }
+
+    pub fn params(&self) -> &DParams {
+        &self.params
+    }
+
+    pub fn set_nthreads(&mut self, nthreads: i16) -> Result<()> {
+        if nthreads <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        self.params.nthreads = nthreads;
+        Ok(())
+    }
+
+    /// Skip the blocks flagged `true` in the next decompression only.
+    pub fn set_maskout(&mut self, mask: &[bool]) {
+        self.maskout = Some(mask.to_vec());
+    }
+
+    /// Decompress a whole chunk into `dest`; returns the decoded size.
+    pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        let mask = self.maskout.take();
+        if self.params.nthreads <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let header = ChunkHeader::read(src)?;
+        if header.nbytes as usize > dest.len() {
+            return Err(Error::WriteBuffer);
+        }
+        let view = ChunkView::parse(src)?;
+        if let Some(m) = &mask {
+            if m.len() != view.nblocks {
+                return Err(Error::Data);
+            }
+        }
+        let nbytes = view.nbytes;
+        if nbytes == 0 {
+            return Ok(0);
+        }
+        let dest = &mut dest[..nbytes];
+        if (view.special != Special::None || view.memcpyed) && mask.is_none() {
+            view.fill_direct(0, dest)?;
+            return Ok(nbytes);
+        }
+        let ctx_cparams = CParams {
+            typesize: view.typesize as i32,
+            ..self.plugin_cparams.clone()
+        };
+        let ctx = PluginContext {
+            cparams: &ctx_cparams,
+            typesize: view.typesize as i32,
+            chunk: Some(src),
+        };
+        let masked = |j: usize| mask.as_ref().is_some_and(|m| m[j]);
+        let nthreads = (self.params.nthreads.max(1) as usize).min(view.nblocks);
+        if self.scratch.len() < nthreads.max(1) {
+            self.scratch.resize_with(nthreads.max(1), DScratch::default);
+        }
+        let has_delta = view.spec().has_delta();
+        let bs = view.blocksize;
+        let (first, rest) = dest.split_at_mut(bs.min(nbytes));
+        // DELTA decodes every block against the first one, so it goes first.
+        if !masked(0) || has_delta {
+            view.decode_block(0, first, None, &mut self.scratch[0], &ctx)?;
+        }
+        let dref: Option<&[u8]> = if has_delta { Some(first) } else { None };
+        if nthreads <= 1 || view.nblocks <= 2 {
+            for (i, out) in rest.chunks_mut(bs).enumerate() {
+                let j = i + 1;
+                if !masked(j) {
+                    view.decode_block(j, out, dref, &mut self.scratch[0], &ctx)?;
+                }
+            }
+        } else {
+            let pool = Pool::ensure(&mut self.pool, nthreads)?;
+            let outs: Vec<std::sync::Mutex<&mut [u8]>> =
+                rest.chunks_mut(bs).map(std::sync::Mutex::new).collect();
+            pool.run(outs.len(), &mut self.scratch[..nthreads], |i, scratch| {
+                let j = i + 1;
+                if masked(j) {
+                    return Ok(());
+                }
+                let mut out = outs[i].lock().unwrap_or_else(|p| p.into_inner());
+                view.decode_block(j, &mut out, dref, scratch, &ctx)
+            })?;
+        }
+        Ok(nbytes)
+    }
+
+    /// Decode `nitems` items of the chunk's stored typesize from item `start`
+    /// into `dest`, touching only the blocks that hold them.
+    pub fn getitem(
+        &mut self,
+        src: &[u8],
+        start: i32,
+        nitems: i32,
+        dest: &mut [u8],
+    ) -> Result<usize> {
+        let header = ChunkHeader::read(src)?;
+        if header.is_vlblocks() {
+            return Err(Error::InvalidParam);
+        }
+        let ts = header.typesize as i64;
+        self.getitem_bytes_inner(src, header, start as i64 * ts, nitems as i64, ts, dest)
+    }
+
+    /// Like `getitem` with byte offsets (multiples of the stored typesize).
+    pub fn getitem_bytes(
+        &mut self,
+        src: &[u8],
+        start: i32,
+        nbytes: i32,
+        dest: &mut [u8],
+    ) -> Result<usize> {
+        let header = ChunkHeader::read(src)?;
+        if header.is_vlblocks() {
+            return Err(Error::InvalidParam);
+        }
+        if start < 0 || nbytes < 0 {
+            return Err(Error::InvalidParam);
+        }
+        let ts = header.typesize as i32;
+        if start % ts != 0 || nbytes % ts != 0 {
+            return Err(Error::InvalidParam);
+        }
+        self.getitem_bytes_inner(
+            src,
+            header,
+            start as i64,
+            (nbytes / ts) as i64,
+            ts as i64,
+            dest,
+        )
+    }
+
+    fn getitem_bytes_inner(
+        &mut self,
+        src: &[u8],
+        header: ChunkHeader,
+        start_bytes: i64,
+        nitems: i64,
+        ts: i64,
+        dest: &mut [u8],
+    ) -> Result<usize> {
+        if nitems == 0 {
+            return Ok(0);
+        }
+        if nitems < 0 {
+            return Err(Error::InvalidParam);
+        }
+        let len = nitems * ts;
+        if len > i32::MAX as i64 || len > dest.len() as i64 {
+            return Err(Error::WriteBuffer);
+        }
+        let nbytes = header.nbytes as i64;
+        if start_bytes < 0 || start_bytes > nbytes {
+            return Err(Error::InvalidParam);
+        }
+        let stop = start_bytes + len;
+        if stop > nbytes {
+            return Err(Error::InvalidParam);
+        }
+        let view = ChunkView::parse(src)?;
+        let (start, stop) = (start_bytes as usize, stop as usize);
+        let dest = &mut dest[..len as usize];
+        if view.special != Special::None || view.memcpyed {
+            view.fill_direct(start, dest)?;
+            return Ok(dest.len());
+        }
+        let ctx_cparams = CParams {
+            typesize: view.typesize as i32,
+            ..self.plugin_cparams.clone()
+        };
+        let ctx = PluginContext {
+            cparams: &ctx_cparams,
+            typesize: view.typesize as i32,
+            chunk: Some(src),
+        };
+        if self.scratch.is_empty() {
+            self.scratch.push(DScratch::default());
+        }
+        let scratch = &mut self.scratch[0];
+        let bs = view.blocksize;
+        let mut block = std::mem::take(&mut scratch.block);
+        block.resize(bs, 0);
+        // DELTA needs the decoded first block for every other block.
+        let needs_ref = view.spec().has_delta() && stop > bs;
+        let mut dref_buf = Vec::new();
+        if needs_ref {
+            dref_buf.resize(view.bsize(0), 0);
+            view.decode_block(0, &mut dref_buf, None, scratch, &ctx)?;
+        }
+        let first = start / bs;
+        let last = (stop - 1) / bs;
+        let mut written = 0;
+        for j in first..=last {
+            let bsize = view.bsize(j);
+            let b0 = j * bs;
+            let lo = start.max(b0) - b0;
+            let hi = stop.min(b0 + bsize) - b0;
+            if j == 0 && needs_ref {
+                dest[written..written + hi - lo].copy_from_slice(&dref_buf[lo..hi]);
+            } else {
+                let dref = needs_ref.then_some(&dref_buf[..]);
+                view.decode_block(j, &mut block[..bsize], dref, scratch, &ctx)?;
+                dest[written..written + hi - lo].copy_from_slice(&block[lo..hi]);
+            }
+            written += hi - lo;
+        }
+        scratch.block = block;
+        Ok(written)
+    }
+}

@@ -1,0 +1,215 @@
+//! The filter pipeline applied to one block: forward (compression, slots in
+//! increasing order) and backward (decompression, decreasing order).
+
+use super::header::{filter_id, MAX_FILTERS};
+use crate::error::{Error, Result};
+use crate::filters::{bitshuffle, bytedelta, delta, int_trunc, shuffle, trunc_prec};
+use crate::registry::{self, PluginContext};
+
+/// Everything a block's filters need to know about the chunk.
+pub(crate) struct PipelineSpec<'a> {
+    pub filters: &'a [u8; MAX_FILTERS],
+    pub filters_meta: &'a [u8; MAX_FILTERS],
+    pub typesize: usize,
+    /// Chunk format version (old bitshuffled chunks decode differently).
+    pub version: u8,
+}
+
+impl PipelineSpec<'_> {
+    /// Whether decompression runs any filter (TRUNC_PREC needs no undoing).
+    pub fn has_backward(&self) -> bool {
+        self.filters
+            .iter()
+            .any(|&f| f != filter_id::NOFILTER && f != filter_id::TRUNC_PREC)
+    }
+
+    pub fn has_delta(&self) -> bool {
+        self.filters.contains(&filter_id::DELTA)
+    }
+}
+
+/// Validate the ids of a pipeline for compression: undefined built-in slots
+/// and unregistered plugin ids are refused up front.
+pub(crate) fn check_filters(filters: &[u8; MAX_FILTERS]) -> Result<()> {
+    for &f in filters {
+        let ok = match f {
+            0..=4 => true,
+            // globally registered ids are accepted; unimplemented ones fail
+            // when the pipeline runs, as upstream's unloadable plugins do
+            32..=36 => true,
+            5..=159 => false,
+            _ => true, // user ids are checked when used: they may be registered later
+        };
+        if !ok {
+            return Err(Error::InvalidParam);
+        }
+    }
+    Ok(())
+}
+
+/// Run the forward filters over `block` (which starts at `offset` in `chunk`).
+/// Returns which of the two scratch buffers holds the result, or None when no
+/// filter ran (the result is `block` itself).
+pub(crate) fn forward(
+    spec: &PipelineSpec,
+    chunk: &[u8],
+    offset: usize,
+    bsize: usize,
+    s1: &mut [u8],
+    s2: &mut [u8],
+    plugin_ctx: &PluginContext,
+) -> Result<Option<bool>> {
+    let block = &chunk[offset..offset + bsize];
+    let ts = spec.typesize;
+    // `cur`: None = input block, Some(false) = s1, Some(true) = s2
+    let mut cur: Option<bool> = None;
+    for i in 0..MAX_FILTERS {
+        let id = spec.filters[i];
+        if id == filter_id::NOFILTER {
+            continue;
+        }
+        let meta = spec.filters_meta[i];
+        let (src, dst): (&[u8], &mut [u8]) = match cur {
+            None => (block, &mut s1[..bsize]),
+            Some(false) => (&s1[..bsize], &mut s2[..bsize]),
+            Some(true) => (&s2[..bsize], &mut s1[..bsize]),
+        };
+        match id {
+            filter_id::SHUFFLE => {
+                let streams = if meta == 0 { ts } else { meta as usize };
+                shuffle::shuffle(streams, src, dst);
+            }
+            filter_id::BITSHUFFLE => bitshuffle::bitshuffle(ts, src, dst)?,
+            filter_id::DELTA => {
+                // Block 0 is coded against itself; the others against the
+                // chunk's original first block (upstream's reference).
+                let dref = if offset == 0 { src } else { &chunk[..bsize] };
+                delta::delta_encode(dref, offset, src, dst, ts);
+            }
+            filter_id::TRUNC_PREC => trunc_prec::trunc_prec(meta as i8, ts, src, dst)?,
+            filter_id::BYTEDELTA => bytedelta::forward(meta, ts, src, dst)?,
+            filter_id::BYTEDELTA_BUGGY => bytedelta::forward_buggy(meta, ts, src, dst)?,
+            filter_id::INT_TRUNC => int_trunc::forward(meta as i8, ts, src, dst)?,
+            _ => {
+                let entry = registry::find_filter(id).ok_or(Error::FilterPipeline)?;
+                if entry.imp.forward(src, dst, meta, plugin_ctx) != 0 {
+                    return Err(Error::FilterPipeline);
+                }
+            }
+        }
+        // the result now lives in the buffer just written
+        cur = Some(cur == Some(false));
+    }
+    Ok(cur)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Buf {
+    S1,
+    S2,
+    Dst,
+}
+
+/// Borrow `from` for reading and `to` for writing among the three buffers.
+fn split<'a>(
+    s1: &'a mut [u8],
+    s2: &'a mut [u8],
+    dst: &'a mut [u8],
+    from: Buf,
+    to: Buf,
+) -> (&'a [u8], &'a mut [u8]) {
+    match (from, to) {
+        (Buf::S1, Buf::S2) => (s1, s2),
+        (Buf::S1, Buf::Dst) => (s1, dst),
+        (Buf::S2, Buf::S1) => (s2, s1),
+        (Buf::S2, Buf::Dst) => (s2, dst),
+        (Buf::Dst, Buf::S1) => (dst, s1),
+        (Buf::Dst, Buf::S2) => (dst, s2),
+        _ => unreachable!("a filter never reads and writes the same buffer"),
+    }
+}
+
+fn pick<'a>(s1: &'a mut [u8], s2: &'a mut [u8], dst: &'a mut [u8], b: Buf) -> &'a mut [u8] {
+    match b {
+        Buf::S1 => s1,
+        Buf::S2 => s2,
+        Buf::Dst => dst,
+    }
+}
+
+/// Undo the filters of one block. The decoded streams are in `s1`; the result
+/// goes to `dst` (len bsize). `dref` is the chunk's fully decoded first block,
+/// needed by DELTA for every block but the first (`offset == 0`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn backward(
+    spec: &PipelineSpec,
+    offset: usize,
+    s1: &mut [u8],
+    s2: &mut [u8],
+    dst: &mut [u8],
+    dref: Option<&[u8]>,
+    plugin_ctx: &PluginContext,
+) -> Result<()> {
+    let bsize = dst.len();
+    let s1 = &mut s1[..bsize];
+    let s2 = &mut s2[..bsize];
+    let ts = spec.typesize;
+    let active: Vec<usize> = (0..MAX_FILTERS)
+        .rev()
+        .filter(|&i| {
+            let f = spec.filters[i];
+            f != filter_id::NOFILTER && f != filter_id::TRUNC_PREC
+        })
+        .collect();
+    let mut cur = Buf::S1;
+    for (n, &i) in active.iter().enumerate() {
+        let last = n + 1 == active.len();
+        let id = spec.filters[i];
+        let meta = spec.filters_meta[i];
+        if id == filter_id::DELTA {
+            if last && cur != Buf::Dst {
+                let (src, out) = split(s1, s2, dst, cur, Buf::Dst);
+                out.copy_from_slice(src);
+                cur = Buf::Dst;
+            }
+            let buf = pick(s1, s2, dst, cur);
+            if offset == 0 {
+                delta::delta_decode_first(buf, ts);
+            } else {
+                let r = dref.ok_or(Error::FilterPipeline)?;
+                delta::delta_decode(r, offset, buf, ts);
+            }
+            continue;
+        }
+        let to = if last {
+            Buf::Dst
+        } else if cur == Buf::S1 {
+            Buf::S2
+        } else {
+            Buf::S1
+        };
+        let (src, out) = split(s1, s2, dst, cur, to);
+        match id {
+            filter_id::SHUFFLE => {
+                let streams = if meta == 0 { ts } else { meta as usize };
+                shuffle::unshuffle(streams, src, out);
+            }
+            filter_id::BITSHUFFLE => bitshuffle::bitunshuffle_version(ts, src, out, spec.version)?,
+            filter_id::BYTEDELTA => bytedelta::backward(meta, ts, src, out)?,
+            filter_id::BYTEDELTA_BUGGY => bytedelta::backward_buggy(meta, ts, src, out)?,
+            filter_id::INT_TRUNC => out.copy_from_slice(src),
+            _ => {
+                let entry = registry::find_filter(id).ok_or(Error::FilterPipeline)?;
+                if entry.imp.backward(src, out, meta, plugin_ctx) != 0 {
+                    return Err(Error::FilterPipeline);
+                }
+            }
+        }
+        cur = to;
+    }
+    if cur != Buf::Dst {
+        let (src, out) = split(s1, s2, dst, cur, Buf::Dst);
+        out.copy_from_slice(src);
+    }
+    Ok(())
+}

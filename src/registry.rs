@@ -1,0 +1,123 @@
+//! Process-wide registries of user codecs and filters (`blosc2_register_codec`,
+//! `blosc2_register_filter`). Plugins are trait objects so the C layer can wrap
+//! its function pointers and a Rust user can register closures.
+//!
+//! Nothing here ever loads code because of an id read from a file: an id that is
+//! not registered is an error.
+
+use crate::chunk::params::CParams;
+use crate::error::{Error, Result};
+use std::sync::{Arc, RwLock};
+
+/// What a plugin sees of the chunk being processed.
+pub struct PluginContext<'a> {
+    pub cparams: &'a CParams,
+    /// The typesize of the chunk (as stored in its header when decoding).
+    pub typesize: i32,
+    /// The whole chunk when decoding (plugins such as ZFP read its header).
+    pub chunk: Option<&'a [u8]>,
+}
+
+/// A codec: both directions return the number of bytes produced, 0 for "does
+/// not fit" (encoder), or a negative error code.
+pub trait Codec: Send + Sync {
+    fn encode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32;
+    fn decode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32;
+}
+
+/// A filter: same-size transform; 0 on success, negative on error.
+pub trait Filter: Send + Sync {
+    fn forward(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32;
+    fn backward(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32;
+}
+
+/// A registered codec.
+#[derive(Clone)]
+pub struct CodecEntry {
+    pub id: u8,
+    pub name: String,
+    pub version: u8,
+    pub complib: u8,
+    pub imp: Arc<dyn Codec>,
+}
+
+/// A registered filter.
+#[derive(Clone)]
+pub struct FilterEntry {
+    pub id: u8,
+    pub name: String,
+    pub version: u8,
+    pub imp: Arc<dyn Filter>,
+}
+
+static CODECS: RwLock<Vec<CodecEntry>> = RwLock::new(Vec::new());
+static FILTERS: RwLock<Vec<FilterEntry>> = RwLock::new(Vec::new());
+
+/// Upstream's limits on how many plugins can be registered.
+pub const MAX_USER_CODECS: usize = 128;
+pub const MAX_USER_FILTERS: usize = 16;
+
+/// Ids users may take.
+pub const USER_REGISTERED_START: u8 = 160;
+
+/// Register a user codec. Ids below 160 are reserved; an id already taken is
+/// accepted only if it is the same plugin name (upstream's idempotence).
+pub fn register_codec(entry: CodecEntry) -> Result<()> {
+    if entry.id < USER_REGISTERED_START {
+        return Err(Error::CodecParam);
+    }
+    let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(existing) = codecs.iter().find(|c| c.id == entry.id) {
+        return if existing.name == entry.name {
+            Ok(())
+        } else {
+            Err(Error::CodecParam)
+        };
+    }
+    if codecs.len() >= MAX_USER_CODECS {
+        return Err(Error::CodecSupport);
+    }
+    codecs.push(entry);
+    Ok(())
+}
+
+/// Register a user filter (same rules as codecs).
+pub fn register_filter(entry: FilterEntry) -> Result<()> {
+    if entry.id < USER_REGISTERED_START {
+        return Err(Error::Failure);
+    }
+    let mut filters = FILTERS.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(existing) = filters.iter().find(|f| f.id == entry.id) {
+        return if existing.name == entry.name {
+            Ok(())
+        } else {
+            Err(Error::Failure)
+        };
+    }
+    if filters.len() >= MAX_USER_FILTERS {
+        return Err(Error::CodecSupport);
+    }
+    filters.push(entry);
+    Ok(())
+}
+
+pub fn find_codec(id: u8) -> Option<CodecEntry> {
+    let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
+    codecs.iter().find(|c| c.id == id).cloned()
+}
+
+pub fn find_codec_by_name(name: &str) -> Option<CodecEntry> {
+    let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
+    codecs.iter().find(|c| c.name == name).cloned()
+}
+
+pub fn find_filter(id: u8) -> Option<FilterEntry> {
+    let filters = FILTERS.read().unwrap_or_else(|e| e.into_inner());
+    filters.iter().find(|f| f.id == id).cloned()
+}
+
+/// Names of all registered codecs, in registration order.
+pub fn codec_names() -> Vec<String> {
+    let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
+    codecs.iter().map(|c| c.name.clone()).collect()
+}
