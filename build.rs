@@ -182,9 +182,11 @@ fn generate_all(root: &Path) -> Result<Vec<(String, String)>, String> {
         let rel = file.strip_prefix(&capi).expect("walked below capi");
         let first = rel.components().next().expect("non-empty path");
         let first = first.as_os_str().to_string_lossy();
+        // mod.rs only declares modules, and cbindgen would follow its `mod`
+        // lines into the function files a second time.
         if matches!(
             first.as_ref(),
-            "types" | "consts" | "types.rs" | "consts.rs"
+            "types" | "consts" | "types.rs" | "consts.rs" | "mod.rs"
         ) {
             continue;
         }
