@@ -493,10 +493,6 @@ fn rows_block_to_plane(v: &mut [__m256i; 8], plane: &mut [u8]) {
 // reversed so the result is the plain transpose.
 
 /// Per 64-bit lane: result byte `i` bit `k` = `a.byte[7 - k]` bit `i`.
-// The GFNI intrinsics are stable since Rust 1.89, above the crate's declared
-// MSRV; so are the safe intrinsic calls throughout these kernels (1.87).
-// The declared `rust-version` needs raising; until then, this one lint.
-#[allow(clippy::incompatible_msrv)]
 #[inline]
 #[target_feature(enable = "avx2,gfni")]
 fn transpose_bits_reversed(a: __m256i) -> __m256i {
