@@ -119,10 +119,12 @@ impl Compressor {
 
     /// Block size this context would use for `nbytes` of input.
     pub fn blocksize_for(&self, nbytes: usize) -> Result<usize> {
-        let ts = self.effective_typesize()?;
+        self.effective_typesize()?;
+        // Upstream sizes blocks before it caps huge typesizes to 1, so the
+        // block stays a multiple of the real item size.
         Ok(compute_blocksize(&BlocksizeInput {
             clevel: self.params.clevel,
-            typesize: ts as i32,
+            typesize: self.params.typesize,
             nbytes: nbytes as i32,
             forced: self.params.blocksize,
             compcode: self.params.compcode,
@@ -380,7 +382,17 @@ impl Compressor {
             let n = (nsamples * sample_size)
                 .min(dict_maxsize)
                 .min(samples.len());
-            return Ok(Some(samples[..n].to_vec()));
+            let mut dict = samples[..n].to_vec();
+            // Upstream writes the dictionary size into its sample area before
+            // copying the samples out, so its LZ4 dictionaries carry those 4
+            // bytes at offset 4*nblocks; doing the same keeps chunks identical.
+            let at = 4 * plan.nblocks;
+            for (i, b) in (n as i32).to_le_bytes().into_iter().enumerate() {
+                if let Some(slot) = dict.get_mut(at + i) {
+                    *slot = b;
+                }
+            }
+            return Ok(Some(dict));
         }
         let need = nsamples * sample_size;
         if samples.len() < need {
