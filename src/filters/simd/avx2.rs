@@ -177,8 +177,10 @@ fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
     let groups = tiled_groups(ts, n);
     let planes = ts.min(16);
     let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
-    for g in 0..groups {
-        for c in columns(ts) {
+    // Column by column over the whole block, so that only 16 planes are
+    // written at a time (see `unshuffle_tiled`).
+    for c in columns(ts) {
+        for g in 0..groups {
             let mut v = [_mm256_setzero_si256(); 16];
             for (t, vt) in v.iter_mut().enumerate() {
                 // SAFETY: `tiled_groups` guarantees that the 16 bytes at
@@ -206,16 +208,21 @@ fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
 /// Unshuffle for any other `ts >= 3`, as 16x16 byte tiles.
 #[target_feature(enable = "avx2")]
 fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
-    if src.len() < ts * n || dst.len() < ts * n {
+    if src.len() < ts * n || dst.len() < ts * n || ts > 256 {
         return 0;
     }
-    let groups = tiled_groups(ts, n);
-    let planes = ts.min(16);
+    if ts < 16 {
+        return unshuffle_narrow(ts, src, dst, n);
+    }
+    let groups = n / 32;
     let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
-    for g in 0..groups {
-        for c in columns(ts) {
+    // One column across the whole block at a time: 16 planes are read
+    // together instead of all of them, which the L1 sets cannot hold when
+    // the planes are a multiple of 4 KiB apart.
+    for c in columns(ts) {
+        for g in 0..groups {
             let mut v = [_mm256_setzero_si256(); 16];
-            for (jc, vj) in v.iter_mut().enumerate().take(planes) {
+            for (jc, vj) in v.iter_mut().enumerate() {
                 // SAFETY: c + jc < ts and 32 * g + 32 <= n, so the load ends
                 // at or before ts * n <= src.len().
                 *vj = unsafe { _mm256_loadu_si256(sp.add((c + jc) * n + g * 32).cast()) };
@@ -223,13 +230,10 @@ fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
             for _ in 0..4 {
                 round(&mut v);
             }
-            // For ts < 16 each store spills junk into the next elements,
-            // which their own (later) stores overwrite; so all low-lane
-            // elements go first, and the last group's spill is repaired by
-            // the scalar tail or the next group.
+            // In address order: the low lanes hold elements 0..16.
             for (t, vt) in v.iter().enumerate() {
-                // SAFETY: `tiled_groups` guarantees that 16 bytes at column c
-                // of every element of this group end within ts * n.
+                // SAFETY: c + 16 <= ts, so the store stays inside element
+                // 32 * g + t < n.
                 unsafe {
                     _mm_storeu_si128(
                         dp.add((g * 32 + t) * ts + c).cast(),
@@ -238,7 +242,7 @@ fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
                 };
             }
             for (t, vt) in v.iter().enumerate() {
-                // SAFETY: as above.
+                // SAFETY: as above, for element 32 * g + 16 + t < n.
                 unsafe {
                     _mm_storeu_si128(
                         dp.add((g * 32 + 16 + t) * ts + c).cast(),
@@ -246,6 +250,48 @@ fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
                     )
                 };
             }
+        }
+    }
+    groups * 32
+}
+
+/// Unshuffle for `ts` in 3..16 (not 4 or 8). A 16-byte store per element
+/// would spill into the next elements, so the 32 elements of a group are
+/// assembled in a stack buffer (each store's junk overwritten by the next
+/// element's) and copied out in one sequential run.
+#[target_feature(enable = "avx2")]
+fn unshuffle_narrow(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
+    let groups = n / 32;
+    let sp = src.as_ptr();
+    let mut tile = [0u8; 32 * 16 + 16];
+    let tp = tile.as_mut_ptr();
+    for (g, out) in dst.chunks_exact_mut(32 * ts).take(groups).enumerate() {
+        let mut v = [_mm256_setzero_si256(); 16];
+        for (j, vj) in v.iter_mut().enumerate().take(ts) {
+            // SAFETY: j < ts and 32 * g + 32 <= n, so the load ends at or
+            // before ts * n <= src.len().
+            *vj = unsafe { _mm256_loadu_si256(sp.add(j * n + g * 32).cast()) };
+        }
+        for _ in 0..4 {
+            round(&mut v);
+        }
+        for (t, vt) in v.iter().enumerate() {
+            // SAFETY: t * ts + 16 <= 15 * 15 + 16, inside the tile.
+            unsafe { _mm_storeu_si128(tp.add(t * ts).cast(), _mm256_castsi256_si128(*vt)) };
+        }
+        for (t, vt) in v.iter().enumerate() {
+            // SAFETY: (16 + t) * ts + 16 <= 31 * 15 + 16, inside the tile.
+            unsafe {
+                _mm_storeu_si128(
+                    tp.add((16 + t) * ts).cast(),
+                    _mm256_extracti128_si256::<1>(*vt),
+                )
+            };
+        }
+        // 32 * ts bytes is a whole number of vectors; an inline copy beats a
+        // call to memcpy at this size.
+        for (k, o) in out.chunks_exact_mut(32).enumerate() {
+            store32(o, 0, load32(&tile, 32 * k));
         }
     }
     groups * 32
