@@ -121,3 +121,53 @@ pub fn codec_names() -> Vec<String> {
     let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
     codecs.iter().map(|c| c.name.clone()).collect()
 }
+
+/// One block handed to a prefilter: it writes `output` from `input` (the
+/// chunk's source from this block on) before the filters and codec run.
+pub struct PrefilterCall<'a> {
+    pub input: &'a [u8],
+    pub output: &'a mut [u8],
+    /// Item size of `output` (the chunk's typesize unless the prefilter says).
+    pub output_typesize: i32,
+    /// Byte offset of the block in the chunk.
+    pub offset: usize,
+    pub nblock: usize,
+    /// Index of the chunk in its super-chunk, -1 when standalone.
+    pub nchunk: i64,
+    pub tid: usize,
+    /// Per-thread scratch the prefilter may use.
+    pub ttmp: &'a mut [u8],
+}
+
+/// A user function run on each block before compression.
+pub trait Prefilter: Send + Sync {
+    /// 0 on success.
+    fn call(&self, c: PrefilterCall) -> i32;
+    /// The output only feeds a computation and need not be stored: every
+    /// stream is then written as a zero run.
+    fn output_is_disposable(&self) -> bool {
+        false
+    }
+    /// Item size of the prefilter's output; 0 = the chunk's typesize.
+    fn output_typesize(&self) -> i32 {
+        0
+    }
+}
+
+/// One decoded block handed to a postfilter, which writes the final bytes.
+pub struct PostfilterCall<'a> {
+    pub input: &'a [u8],
+    pub output: &'a mut [u8],
+    pub typesize: i32,
+    pub offset: usize,
+    pub nblock: usize,
+    pub nchunk: i64,
+    pub tid: usize,
+    pub ttmp: &'a mut [u8],
+}
+
+/// A user function run on each block after decompression.
+pub trait Postfilter: Send + Sync {
+    /// 0 on success.
+    fn call(&self, c: PostfilterCall) -> i32;
+}

@@ -202,3 +202,72 @@ fn malformed_chunks_are_errors() {
         let _ = d.getitem(&bad, 10, 100, &mut out);
     }
 }
+
+mod hooks {
+    use super::*;
+    use blosc2::registry::{Postfilter, PostfilterCall, Prefilter, PrefilterCall};
+    use std::sync::Arc;
+
+    /// Writes each i32 item + 1.
+    struct AddOne;
+    impl Prefilter for AddOne {
+        fn call(&self, c: PrefilterCall) -> i32 {
+            for (o, i) in c.output.chunks_exact_mut(4).zip(c.input.chunks_exact(4)) {
+                let v = i32::from_le_bytes(i.try_into().unwrap()) + 1;
+                o.copy_from_slice(&v.to_le_bytes());
+            }
+            0
+        }
+    }
+
+    /// Undoes AddOne and checks it sees every block once.
+    struct SubOne;
+    impl Postfilter for SubOne {
+        fn call(&self, c: PostfilterCall) -> i32 {
+            for (o, i) in c.output.chunks_exact_mut(4).zip(c.input.chunks_exact(4)) {
+                let v = i32::from_le_bytes(i.try_into().unwrap()) - 1;
+                o.copy_from_slice(&v.to_le_bytes());
+            }
+            0
+        }
+    }
+
+    #[test]
+    fn prefilter_and_postfilter_compose_to_identity() {
+        let src = data(1_000_000, 4, 17);
+        for (nthreads, clevel) in [(1i16, 5u8), (3, 5), (1, 0)] {
+            let cp = CParams {
+                typesize: 4,
+                clevel,
+                nthreads,
+                ..CParams::default()
+            };
+            let mut c = Compressor::new(cp);
+            c.prefilter = Some(Arc::new(AddOne));
+            let mut chunk = vec![0u8; src.len() + 64];
+            let n = c.compress(&src, &mut chunk).unwrap();
+            chunk.truncate(n);
+            // without the postfilter the stored data is the prefilter's output
+            let mut plain = vec![0u8; src.len()];
+            Decompressor::new(DParams::default())
+                .decompress(&chunk, &mut plain)
+                .unwrap();
+            let first = i32::from_le_bytes(src[..4].try_into().unwrap());
+            assert_eq!(
+                i32::from_le_bytes(plain[..4].try_into().unwrap()),
+                first + 1
+            );
+            let mut d = Decompressor::new(DParams {
+                nthreads,
+                ..DParams::default()
+            });
+            d.postfilter = Some(Arc::new(SubOne));
+            let mut out = vec![0u8; src.len()];
+            d.decompress(&chunk, &mut out).unwrap();
+            assert_eq!(out, src, "nthreads {nthreads} clevel {clevel}");
+            let mut part = vec![0u8; 400];
+            d.getitem(&chunk, 70_000, 100, &mut part).unwrap();
+            assert_eq!(part, &src[280_000..280_400]);
+        }
+    }
+}

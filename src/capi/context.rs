@@ -2,6 +2,7 @@
 
 use super::boundary::{err, ffi_int, guard, rc, trace_error};
 use super::env::env;
+use super::prefilter::{CPostfilter, CPrefilter};
 use super::ptr::{chunk_slice, out_slice};
 use super::types::{blosc2_context, blosc2_cparams, blosc2_dparams};
 use crate::chunk::header::{filter_id, MAX_FILTERS};
@@ -10,6 +11,7 @@ use crate::chunk::{Compressor, Decompressor};
 use crate::error::Error;
 use std::ffi::c_int;
 use std::os::raw::c_void;
+use std::sync::Arc;
 
 pub(crate) enum Kind {
     Compress(Box<Compressor>),
@@ -107,11 +109,19 @@ pub(crate) fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
     let cp = effective_cparams(cparams)?;
     let core = core_cparams(&cp);
     let comp = Compressor::new(core);
-    Some(Box::new(Context {
+    let mut ctx = Box::new(Context {
         kind: Kind::Compress(Box::new(comp)),
         cparams: cp,
         dparams: blosc2_dparams::default(),
-    }))
+    });
+    let handle = (&mut *ctx as *mut Context).cast::<blosc2_context>();
+    // SAFETY: `preparams` is NULL or valid, per the blosc2_cparams contract.
+    if let Some(pre) = unsafe { CPrefilter::new(cp.prefilter, cp.preparams, handle) } {
+        if let Kind::Compress(c) = &mut ctx.kind {
+            c.prefilter = Some(Arc::new(pre));
+        }
+    }
+    Some(ctx)
 }
 
 pub(crate) fn new_dctx(dparams: blosc2_dparams) -> Box<Context> {
@@ -123,11 +133,19 @@ pub(crate) fn new_dctx(dparams: blosc2_dparams) -> Box<Context> {
         nthreads: dp.nthreads,
         typesize: dp.typesize,
     };
-    Box::new(Context {
+    let mut ctx = Box::new(Context {
         kind: Kind::Decompress(Box::new(Decompressor::new(core))),
         cparams: blosc2_cparams::default(),
         dparams: dp,
-    })
+    });
+    let handle = (&mut *ctx as *mut Context).cast::<blosc2_context>();
+    // SAFETY: `postparams` is NULL or valid, per the blosc2_dparams contract.
+    if let Some(post) = unsafe { CPostfilter::new(dp.postfilter, dp.postparams, handle) } {
+        if let Kind::Decompress(d) = &mut ctx.kind {
+            d.postfilter = Some(Arc::new(post));
+        }
+    }
+    ctx
 }
 
 /// Create a compression context; NULL when the parameters are refused.

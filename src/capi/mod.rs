@@ -8,5 +8,6 @@ pub mod chunk;
 pub mod context;
 pub mod env;
 pub mod library;
+pub mod prefilter;
 pub mod ptr;
 pub mod registry;

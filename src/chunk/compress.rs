@@ -12,11 +12,12 @@ use super::header::{
     MAX_BLOCKSIZE, MAX_BUFFERSIZE, MIN_BUFFERSIZE, MIN_HEADER_LENGTH,
 };
 use super::params::{codec, CParams};
-use super::pipeline::{self, PipelineSpec};
+use super::pipeline::{self, PipelineSpec, PreStep};
 use crate::codecs::zstd;
 use crate::error::{Error, Result};
 use crate::pool::Pool;
-use crate::registry::PluginContext;
+use crate::registry::{PluginContext, Prefilter};
+use std::sync::Arc;
 
 /// Largest dictionary stored in a chunk.
 pub const MAX_DICT_SIZE: usize = 32 * 1024;
@@ -29,6 +30,10 @@ pub(crate) struct Scratch {
     pub s1: Vec<u8>,
     pub s2: Vec<u8>,
     pub out: Vec<u8>,
+    /// Handed to prefilters as their private temporary.
+    pub ttmp: Vec<u8>,
+    /// Which pool task owns this scratch (the prefilter's `tid`).
+    pub tid: usize,
 }
 
 impl Scratch {
@@ -41,6 +46,19 @@ impl Scratch {
             self.out.resize(out, 0);
         }
     }
+
+    fn ensure_ttmp(&mut self, n: usize) {
+        if self.ttmp.len() < n {
+            self.ttmp.resize(n, 0);
+        }
+    }
+}
+
+/// Per-call facts a block's prefilter needs.
+#[derive(Clone, Copy)]
+struct PreInfo<'a> {
+    f: &'a dyn Prefilter,
+    nchunk: i64,
 }
 
 /// The settled layout of one compression call.
@@ -56,6 +74,14 @@ struct Plan {
 }
 
 impl Plan {
+    /// Size of the per-block work buffers (a prefilter may widen items).
+    fn work_size(&self, pre: Option<&dyn Prefilter>) -> usize {
+        let pre_out = pre.map_or(0, |f| {
+            pipeline::prefilter_output_size(f, self.blocksize, self.typesize)
+        });
+        self.blocksize.max(pre_out)
+    }
+
     fn bsize(&self, j: usize) -> usize {
         if j + 1 == self.nblocks && self.leftover > 0 {
             self.leftover
@@ -81,6 +107,10 @@ pub struct Compressor {
     pub blosc1_header: bool,
     pool: Option<Pool>,
     scratch: Vec<Scratch>,
+    /// Run on every block before the filters.
+    pub prefilter: Option<Arc<dyn Prefilter>>,
+    /// The chunk's index in its super-chunk, reported to prefilters.
+    pub nchunk: i64,
 }
 
 impl Compressor {
@@ -92,6 +122,8 @@ impl Compressor {
             blosc1_header: false,
             pool: None,
             scratch: Vec::new(),
+            prefilter: None,
+            nchunk: -1,
         }
     }
 
@@ -231,7 +263,7 @@ impl Compressor {
         }
 
         if memcpyed {
-            return Ok(store_memcpyed(&mut header, &plan, src, dest));
+            return self.store_memcpyed(&mut header, &plan, src, dest);
         }
 
         let mut dict: Option<Vec<u8>> = None;
@@ -245,7 +277,7 @@ impl Compressor {
         if let Some(d) = &dict {
             let end = pos + 4 + d.len();
             if end > dest.len() {
-                return Ok(store_memcpyed(&mut header, &plan, src, dest));
+                return self.store_memcpyed(&mut header, &plan, src, dest);
             }
             dest[pos..pos + 4].copy_from_slice(&(d.len() as i32).to_le_bytes());
             dest[pos + 4..end].copy_from_slice(d);
@@ -255,7 +287,7 @@ impl Compressor {
 
         let fitted = self.compress_blocks(&plan, src, dest, data_start, dict.as_deref())?;
         let Some(total) = fitted else {
-            return Ok(store_memcpyed(&mut header, &plan, src, dest));
+            return self.store_memcpyed(&mut header, &plan, src, dest);
         };
 
         // A chunk whose streams are all zero runs is the special zero chunk.
@@ -288,17 +320,33 @@ impl Compressor {
             version: version::STABLE,
         };
         let extended = plan.header_len == EXTENDED_HEADER_LENGTH;
+        let pre = self.prefilter.as_deref().map(|f| PreInfo {
+            f,
+            nchunk: self.nchunk,
+        });
+        let work = plan.work_size(pre.map(|p| p.f));
         let out_cap = plan.blocksize + 5 * plan.typesize + 8;
         let mut pos = data_start;
+        let nslots = nthreads.max(1);
+        if self.scratch.len() < nslots {
+            let first = self.scratch.len();
+            self.scratch.resize_with(nslots, Scratch::default);
+            for (tid, sc) in self.scratch.iter_mut().enumerate().skip(first) {
+                sc.tid = tid;
+            }
+        }
+        let prep = |scratch: &mut Scratch| {
+            scratch.ensure(work, out_cap);
+            if pre.is_some() {
+                scratch.ensure_ttmp(4 * out_cap);
+            }
+        };
 
         if nthreads <= 1 {
-            if self.scratch.is_empty() {
-                self.scratch.push(Scratch::default());
-            }
             let scratch = &mut self.scratch[0];
-            scratch.ensure(plan.blocksize, out_cap);
+            prep(scratch);
             for j in 0..plan.nblocks {
-                let n = compress_block(params, plan, &spec, extended, src, j, scratch, dict)?;
+                let n = compress_block(params, plan, &spec, extended, src, j, scratch, dict, pre)?;
                 if pos + n > dest.len() {
                     return Ok(None);
                 }
@@ -311,13 +359,10 @@ impl Compressor {
         }
 
         // Parallel: every block into its own buffer, then laid out in order.
-        if self.scratch.len() < nthreads {
-            self.scratch.resize_with(nthreads, Scratch::default);
-        }
         let pool = Pool::ensure(&mut self.pool, nthreads)?;
         let results = pool.run(plan.nblocks, &mut self.scratch[..nthreads], |j, scratch| {
-            scratch.ensure(plan.blocksize, out_cap);
-            let n = compress_block(params, plan, &spec, extended, src, j, scratch, dict)?;
+            prep(scratch);
+            let n = compress_block(params, plan, &spec, extended, src, j, scratch, dict, pre)?;
             Ok(scratch.out[..n].to_vec())
         })?;
         for (j, block) in results.iter().enumerate() {
@@ -330,6 +375,48 @@ impl Compressor {
             pos += block.len();
         }
         Ok(Some(pos))
+    }
+
+    /// Store the data raw after the header (the memcpyed chunk); 0 if it does
+    /// not fit. With a prefilter, what is stored is its output.
+    fn store_memcpyed(
+        &mut self,
+        header: &mut ChunkHeader,
+        plan: &Plan,
+        src: &[u8],
+        dest: &mut [u8],
+    ) -> Result<usize> {
+        let total = plan.header_len + src.len();
+        if total > dest.len() {
+            return Ok(0);
+        }
+        header.flags |= flags::MEMCPYED;
+        // a memcpyed chunk has no dictionary
+        header.blosc2_flags &= !blosc2_flags::USEDICT;
+        header.cbytes = total as i32;
+        header.write(&mut dest[..plan.header_len]);
+        let body = &mut dest[plan.header_len..total];
+        match self.prefilter.clone() {
+            None => body.copy_from_slice(src),
+            Some(f) => {
+                let mut work = vec![0u8; plan.work_size(Some(&*f))];
+                let mut ttmp = vec![0u8; 4 * plan.blocksize + 64];
+                for j in 0..plan.nblocks {
+                    let bsize = plan.bsize(j);
+                    let offset = j * plan.blocksize;
+                    let step = PreStep {
+                        f: &*f,
+                        blocksize: plan.blocksize,
+                        nchunk: self.nchunk,
+                        tid: 0,
+                        ttmp: &mut ttmp,
+                    };
+                    pipeline::run_prefilter(step, src, offset, bsize, plan.typesize, &mut work)?;
+                    body[offset..offset + bsize].copy_from_slice(&work[..bsize]);
+                }
+            }
+        }
+        Ok(total)
     }
 
     /// Upstream's dictionary recipe: sample the filtered blocks, then either use
@@ -345,7 +432,9 @@ impl Compressor {
         // The training pass: the filtered blocks, back to back.
         let mut samples = Vec::with_capacity(plan.nbytes);
         let mut scratch = Scratch::default();
-        scratch.ensure(plan.blocksize, 0);
+        let pre_f = self.prefilter.clone();
+        scratch.ensure(plan.work_size(pre_f.as_deref()), 0);
+        scratch.ensure_ttmp(4 * plan.blocksize + 64);
         let ctx = PluginContext {
             cparams: p,
             typesize: plan.typesize as i32,
@@ -354,6 +443,13 @@ impl Compressor {
         for j in 0..plan.nblocks {
             let bsize = plan.bsize(j);
             let offset = j * plan.blocksize;
+            let pre = pre_f.as_deref().map(|f| PreStep {
+                f,
+                blocksize: plan.blocksize,
+                nchunk: self.nchunk,
+                tid: 0,
+                ttmp: &mut scratch.ttmp,
+            });
             match pipeline::forward(
                 &spec,
                 src,
@@ -362,6 +458,7 @@ impl Compressor {
                 &mut scratch.s1,
                 &mut scratch.s2,
                 &ctx,
+                pre,
             )? {
                 None => samples.extend_from_slice(&src[offset..offset + bsize]),
                 Some(false) => samples.extend_from_slice(&scratch.s1[..bsize]),
@@ -417,6 +514,7 @@ fn compress_block(
     j: usize,
     scratch: &mut Scratch,
     dict: Option<&[u8]>,
+    pre: Option<PreInfo>,
 ) -> Result<usize> {
     let bsize = plan.bsize(j);
     let offset = j * plan.blocksize;
@@ -425,8 +523,22 @@ fn compress_block(
         typesize: plan.typesize as i32,
         chunk: None,
     };
-    let Scratch { s1, s2, out } = scratch;
-    let filtered: &[u8] = match pipeline::forward(spec, src, offset, bsize, s1, s2, &ctx)? {
+    let Scratch {
+        s1,
+        s2,
+        out,
+        ttmp,
+        tid,
+    } = scratch;
+    let step = pre.map(|p| PreStep {
+        f: p.f,
+        blocksize: plan.blocksize,
+        nchunk: p.nchunk,
+        tid: *tid,
+        ttmp,
+    });
+    let disposable = pre.is_some_and(|p| p.f.output_is_disposable());
+    let filtered: &[u8] = match pipeline::forward(spec, src, offset, bsize, s1, s2, &ctx, step)? {
         None => &src[offset..offset + bsize],
         Some(false) => &s1[..bsize],
         Some(true) => &s2[..bsize],
@@ -436,6 +548,12 @@ fn compress_block(
     let mut pos = 0usize;
     for k in 0..nstreams {
         let stream = &filtered[k * neblock..(k + 1) * neblock];
+        if extended && disposable {
+            // the output only fed a computation: store nothing but zero runs
+            out[pos..pos + 4].copy_from_slice(&0i32.to_le_bytes());
+            pos += 4;
+            continue;
+        }
         if extended {
             if let Some(&first) = stream.first() {
                 if is_run(stream, first) {
@@ -480,19 +598,4 @@ fn is_run(stream: &[u8], value: u8) -> bool {
         }
     }
     chunks.remainder().iter().all(|&b| b == value)
-}
-
-/// Store `src` raw after the header (the memcpyed chunk); 0 if it does not fit.
-fn store_memcpyed(header: &mut ChunkHeader, plan: &Plan, src: &[u8], dest: &mut [u8]) -> usize {
-    let total = plan.header_len + src.len();
-    if total > dest.len() {
-        return 0;
-    }
-    header.flags |= flags::MEMCPYED;
-    // a memcpyed chunk has no dictionary
-    header.blosc2_flags &= !blosc2_flags::USEDICT;
-    header.cbytes = total as i32;
-    header.write(&mut dest[..plan.header_len]);
-    dest[plan.header_len..total].copy_from_slice(src);
-    total
 }

@@ -8,7 +8,8 @@ use super::params::{CParams, DParams};
 use super::pipeline::{self, PipelineSpec};
 use crate::error::{Error, Result};
 use crate::pool::Pool;
-use crate::registry::PluginContext;
+use crate::registry::{PluginContext, Postfilter};
+use std::sync::Arc;
 
 /// Per-thread scratch for decoding one block.
 #[derive(Default)]
@@ -16,6 +17,17 @@ pub(crate) struct DScratch {
     s1: Vec<u8>,
     s2: Vec<u8>,
     block: Vec<u8>,
+    /// The decoded block a postfilter reads.
+    post: Vec<u8>,
+    ttmp: Vec<u8>,
+    tid: usize,
+}
+
+/// Per-call facts a block's postfilter needs.
+#[derive(Clone, Copy)]
+struct PostInfo<'a> {
+    f: &'a dyn Postfilter,
+    nchunk: i64,
 }
 
 impl DScratch {
@@ -170,7 +182,43 @@ impl<'a> ChunkView<'a> {
 
     /// Decode block `j` into `out` (exactly its size). `dref` is the decoded
     /// first block when the pipeline has DELTA and `j > 0`.
+    /// Decode block `j` and run the postfilter on it, if any.
     fn decode_block(
+        &self,
+        j: usize,
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        scratch: &mut DScratch,
+        ctx: &PluginContext,
+        post: Option<PostInfo>,
+    ) -> Result<()> {
+        let Some(p) = post else {
+            return self.decode_block_inner(j, out, dref, scratch, ctx);
+        };
+        let mut tmp = std::mem::take(&mut scratch.post);
+        tmp.resize(out.len(), 0);
+        let r = self.decode_block_inner(j, &mut tmp, dref, scratch, ctx);
+        let r = r.and_then(|()| {
+            if scratch.ttmp.len() < 4 * self.blocksize {
+                scratch.ttmp.resize(4 * self.blocksize, 0);
+            }
+            pipeline::run_postfilter(
+                p.f,
+                &tmp,
+                out,
+                self.typesize as i32,
+                j * self.blocksize,
+                j,
+                p.nchunk,
+                scratch.tid,
+                &mut scratch.ttmp,
+            )
+        });
+        scratch.post = tmp;
+        r
+    }
+
+    fn decode_block_inner(
         &self,
         j: usize,
         out: &mut [u8],
@@ -301,6 +349,10 @@ pub struct Decompressor {
     pool: Option<Pool>,
     scratch: Vec<DScratch>,
     maskout: Option<Vec<bool>>,
+    /// Run on every decoded block; it writes the final bytes.
+    pub postfilter: Option<Arc<dyn Postfilter>>,
+    /// The chunk's index in its super-chunk, reported to postfilters.
+    pub nchunk: i64,
     /// Plugins see these (upstream hands them the context's parameters).
     plugin_cparams: CParams,
 }
@@ -313,6 +365,8 @@ impl Decompressor {
             pool: None,
             scratch: Vec::new(),
             maskout: None,
+            postfilter: None,
+            nchunk: -1,
             plugin_cparams: CParams::default(),
         }
     }
@@ -355,7 +409,11 @@ impl Decompressor {
             return Ok(0);
         }
         let dest = &mut dest[..nbytes];
-        if (view.special != Special::None || view.memcpyed) && mask.is_none() {
+        let post = self.postfilter.as_deref().map(|f| PostInfo {
+            f,
+            nchunk: self.nchunk,
+        });
+        if (view.special != Special::None || view.memcpyed) && mask.is_none() && post.is_none() {
             view.fill_direct(0, dest)?;
             return Ok(nbytes);
         }
@@ -371,21 +429,36 @@ impl Decompressor {
         let masked = |j: usize| mask.as_ref().is_some_and(|m| m[j]);
         let nthreads = (self.params.nthreads.max(1) as usize).min(view.nblocks);
         if self.scratch.len() < nthreads.max(1) {
+            let from = self.scratch.len();
             self.scratch.resize_with(nthreads.max(1), DScratch::default);
+            for (tid, sc) in self.scratch.iter_mut().enumerate().skip(from) {
+                sc.tid = tid;
+            }
         }
         let has_delta = view.spec().has_delta();
         let bs = view.blocksize;
         let (first, rest) = dest.split_at_mut(bs.min(nbytes));
-        // DELTA decodes every block against the first one, so it goes first.
-        if !masked(0) || has_delta {
-            view.decode_block(0, first, None, &mut self.scratch[0], &ctx)?;
+        // DELTA decodes every block against the first one, so it goes first;
+        // with a postfilter the reference is the block before postfiltering.
+        let mut dref_owned = None;
+        if has_delta && post.is_some() {
+            let mut b0 = vec![0u8; first.len()];
+            view.decode_block(0, &mut b0, None, &mut self.scratch[0], &ctx, None)?;
+            dref_owned = Some(b0);
         }
-        let dref: Option<&[u8]> = if has_delta { Some(first) } else { None };
+        if !masked(0) || has_delta {
+            view.decode_block(0, first, None, &mut self.scratch[0], &ctx, post)?;
+        }
+        let dref: Option<&[u8]> = match (&dref_owned, has_delta) {
+            (Some(b0), _) => Some(b0),
+            (None, true) => Some(first),
+            (None, false) => None,
+        };
         if nthreads <= 1 || view.nblocks <= 2 {
             for (i, out) in rest.chunks_mut(bs).enumerate() {
                 let j = i + 1;
                 if !masked(j) {
-                    view.decode_block(j, out, dref, &mut self.scratch[0], &ctx)?;
+                    view.decode_block(j, out, dref, &mut self.scratch[0], &ctx, post)?;
                 }
             }
         } else {
@@ -398,7 +471,7 @@ impl Decompressor {
                     return Ok(());
                 }
                 let mut out = outs[i].lock().unwrap_or_else(|p| p.into_inner());
-                view.decode_block(j, &mut out, dref, scratch, &ctx)
+                view.decode_block(j, &mut out, dref, scratch, &ctx, post)
             })?;
         }
         Ok(nbytes)
@@ -480,7 +553,11 @@ impl Decompressor {
         let view = ChunkView::parse(src)?;
         let (start, stop) = (start_bytes as usize, stop as usize);
         let dest = &mut dest[..len as usize];
-        if view.special != Special::None || view.memcpyed {
+        let post = self.postfilter.as_deref().map(|f| PostInfo {
+            f,
+            nchunk: self.nchunk,
+        });
+        if (view.special != Special::None || view.memcpyed) && post.is_none() {
             view.fill_direct(start, dest)?;
             return Ok(dest.len());
         }
@@ -505,7 +582,7 @@ impl Decompressor {
         let mut dref_buf = Vec::new();
         if needs_ref {
             dref_buf.resize(view.bsize(0), 0);
-            view.decode_block(0, &mut dref_buf, None, scratch, &ctx)?;
+            view.decode_block(0, &mut dref_buf, None, scratch, &ctx, None)?;
         }
         let first = start / bs;
         let last = (stop - 1) / bs;
@@ -515,11 +592,11 @@ impl Decompressor {
             let b0 = j * bs;
             let lo = start.max(b0) - b0;
             let hi = stop.min(b0 + bsize) - b0;
-            if j == 0 && needs_ref {
+            if j == 0 && needs_ref && post.is_none() {
                 dest[written..written + hi - lo].copy_from_slice(&dref_buf[lo..hi]);
             } else {
                 let dref = needs_ref.then_some(&dref_buf[..]);
-                view.decode_block(j, &mut block[..bsize], dref, scratch, &ctx)?;
+                view.decode_block(j, &mut block[..bsize], dref, scratch, &ctx, post)?;
                 dest[written..written + hi - lo].copy_from_slice(&block[lo..hi]);
             }
             written += hi - lo;

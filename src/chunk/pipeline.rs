@@ -4,7 +4,7 @@
 use super::header::{filter_id, MAX_FILTERS};
 use crate::error::{Error, Result};
 use crate::filters::{bitshuffle, bytedelta, delta, int_trunc, shuffle, trunc_prec};
-use crate::registry::{self, PluginContext};
+use crate::registry::{self, PluginContext, Postfilter, PostfilterCall, Prefilter, PrefilterCall};
 
 /// Everything a block's filters need to know about the chunk.
 pub(crate) struct PipelineSpec<'a> {
@@ -50,6 +50,7 @@ pub(crate) fn check_filters(filters: &[u8; MAX_FILTERS]) -> Result<()> {
 /// Run the forward filters over `block` (which starts at `offset` in `chunk`).
 /// Returns which of the two scratch buffers holds the result, or None when no
 /// filter ran (the result is `block` itself).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn forward(
     spec: &PipelineSpec,
     chunk: &[u8],
@@ -58,11 +59,19 @@ pub(crate) fn forward(
     s1: &mut [u8],
     s2: &mut [u8],
     plugin_ctx: &PluginContext,
+    pre: Option<PreStep>,
 ) -> Result<Option<bool>> {
     let block = &chunk[offset..offset + bsize];
     let ts = spec.typesize;
     // `cur`: None = input block, Some(false) = s1, Some(true) = s2
     let mut cur: Option<bool> = None;
+    if let Some(p) = pre {
+        if !run_prefilter(p, chunk, offset, bsize, ts, s1)? {
+            // a disposable output that failed: nothing more to do with it
+            return Ok(Some(false));
+        }
+        cur = Some(false);
+    }
     for i in 0..MAX_FILTERS {
         let id = spec.filters[i];
         if id == filter_id::NOFILTER {
@@ -101,6 +110,97 @@ pub(crate) fn forward(
         cur = Some(cur == Some(false));
     }
     Ok(cur)
+}
+
+/// What a block's prefilter needs besides the block.
+pub(crate) struct PreStep<'a> {
+    pub f: &'a dyn Prefilter,
+    pub blocksize: usize,
+    pub nchunk: i64,
+    pub tid: usize,
+    pub ttmp: &'a mut [u8],
+}
+
+/// Bytes a prefilter writes for a block of `bsize` (its output items may be
+/// wider or narrower than the chunk's).
+pub(crate) fn prefilter_output_size(f: &dyn Prefilter, bsize: usize, ts: usize) -> usize {
+    let out_ts = match f.output_typesize() {
+        n if n > 0 => n as usize,
+        _ => ts,
+    };
+    bsize / ts.max(1) * out_ts
+}
+
+/// Run the prefilter for one block into `out`. Ok(false) when it failed but
+/// its output was disposable anyway.
+pub(crate) fn run_prefilter(
+    p: PreStep,
+    chunk: &[u8],
+    offset: usize,
+    bsize: usize,
+    ts: usize,
+    out: &mut [u8],
+) -> Result<bool> {
+    let out_size = prefilter_output_size(p.f, bsize, ts);
+    let out_ts = match p.f.output_typesize() {
+        n if n > 0 => n,
+        _ => ts as i32,
+    };
+    let disposable = p.f.output_is_disposable();
+    let len = out_size.max(bsize);
+    if out.len() < len {
+        return Err(Error::FilterPipeline);
+    }
+    if !disposable {
+        // unwritten items read as zeros, as upstream promises
+        out[..len].fill(0);
+    }
+    let rc = p.f.call(PrefilterCall {
+        input: &chunk[offset..],
+        output: &mut out[..out_size],
+        output_typesize: out_ts,
+        offset,
+        nblock: offset / p.blocksize.max(1),
+        nchunk: p.nchunk,
+        tid: p.tid,
+        ttmp: p.ttmp,
+    });
+    if rc != 0 {
+        if disposable {
+            return Ok(false);
+        }
+        return Err(Error::FilterPipeline);
+    }
+    Ok(true)
+}
+
+/// Run the postfilter on a decoded block.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_postfilter(
+    f: &dyn Postfilter,
+    input: &[u8],
+    out: &mut [u8],
+    typesize: i32,
+    offset: usize,
+    nblock: usize,
+    nchunk: i64,
+    tid: usize,
+    ttmp: &mut [u8],
+) -> Result<()> {
+    let rc = f.call(PostfilterCall {
+        input,
+        output: out,
+        typesize,
+        offset,
+        nblock,
+        nchunk,
+        tid,
+        ttmp,
+    });
+    if rc != 0 {
+        return Err(Error::Postfilter);
+    }
+    Ok(())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
