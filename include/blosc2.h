@@ -1261,6 +1261,46 @@ int blosc2_chunk_repeatval(struct blosc2_cparams cparams,
                            int32_t destsize,
                            const void *repeatval);
 
+// Raw byte shuffle; returns `blocksize` or a negative error.
+//
+// # Safety
+// `src` and `dest` each have `blocksize` bytes and do not overlap.
+BLOSC_EXPORT
+int32_t blosc2_shuffle(int32_t typesize,
+                       int32_t blocksize,
+                       const void *src,
+                       void *dest);
+
+// Raw byte unshuffle; returns `blocksize` or a negative error.
+//
+// # Safety
+// `src` and `dest` each have `blocksize` bytes and do not overlap.
+BLOSC_EXPORT
+int32_t blosc2_unshuffle(int32_t typesize,
+                         int32_t blocksize,
+                         const void *src,
+                         void *dest);
+
+// Raw bit shuffle; returns `blocksize` or a negative error.
+//
+// # Safety
+// `src` and `dest` each have `blocksize` bytes and do not overlap.
+BLOSC_EXPORT
+int32_t blosc2_bitshuffle(int32_t typesize,
+                          int32_t blocksize,
+                          const void *src,
+                          void *dest);
+
+// Raw bit unshuffle; returns `blocksize` or a negative error.
+//
+// # Safety
+// `src` and `dest` each have `blocksize` bytes and do not overlap.
+BLOSC_EXPORT
+int32_t blosc2_bitunshuffle(int32_t typesize,
+                            int32_t blocksize,
+                            const void *src,
+                            void *dest);
+
 // Create a compression context; NULL when the parameters are refused.
 BLOSC_EXPORT blosc2_context *blosc2_create_cctx(struct blosc2_cparams cparams);
 

@@ -318,43 +318,102 @@ unsafe fn shuffle_args<'a>(
     Ok((typesize as usize, s, d))
 }
 
-macro_rules! raw_filter {
-    ($name:ident, $body:expr) => {
-        /// Raw filter entry point; returns `blocksize` or a negative error.
-        ///
-        /// # Safety
-        /// `src` and `dest` each have `blocksize` bytes and do not overlap.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            typesize: i32,
-            blocksize: i32,
-            src: *const c_void,
-            dest: *mut c_void,
-        ) -> i32 {
-            ffi_int!(stringify!($name), {
-                // SAFETY: forwarded caller contract.
-                match unsafe { shuffle_args(typesize, blocksize, src, dest) } {
-                    Ok((ts, s, d)) => {
-                        let f: fn(usize, &[u8], &mut [u8]) -> crate::Result<()> = $body;
-                        match f(ts, s, d) {
-                            Ok(()) => blocksize,
-                            Err(e) => err(e),
-                        }
-                    }
-                    Err(e) => err(e),
-                }
-            })
-        }
-    };
+/// Shared body of the four raw filter entry points (cbindgen cannot see
+/// through a macro, so each export is spelled out).
+///
+/// # Safety
+/// As the exports.
+unsafe fn raw_filter(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+    f: fn(usize, &[u8], &mut [u8]) -> crate::Result<()>,
+) -> i32 {
+    // SAFETY: forwarded caller contract.
+    match unsafe { shuffle_args(typesize, blocksize, src, dest) } {
+        Ok((ts, s, d)) => match f(ts, s, d) {
+            Ok(()) => blocksize,
+            Err(e) => err(e),
+        },
+        Err(e) => err(e),
+    }
 }
 
-raw_filter!(blosc2_shuffle, |ts, s, d| {
+fn do_shuffle(ts: usize, s: &[u8], d: &mut [u8]) -> crate::Result<()> {
     shuffle::shuffle(ts, s, d);
     Ok(())
-});
-raw_filter!(blosc2_unshuffle, |ts, s, d| {
+}
+
+fn do_unshuffle(ts: usize, s: &[u8], d: &mut [u8]) -> crate::Result<()> {
     shuffle::unshuffle(ts, s, d);
     Ok(())
-});
-raw_filter!(blosc2_bitshuffle, bitshuffle::bitshuffle);
-raw_filter!(blosc2_bitunshuffle, bitshuffle::bitunshuffle);
+}
+
+/// Raw byte shuffle; returns `blocksize` or a negative error.
+///
+/// # Safety
+/// `src` and `dest` each have `blocksize` bytes and do not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_shuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
+    ffi_int!("blosc2_shuffle", {
+        // SAFETY: forwarded caller contract.
+        unsafe { raw_filter(typesize, blocksize, src, dest, do_shuffle) }
+    })
+}
+
+/// Raw byte unshuffle; returns `blocksize` or a negative error.
+///
+/// # Safety
+/// `src` and `dest` each have `blocksize` bytes and do not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_unshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
+    ffi_int!("blosc2_unshuffle", {
+        // SAFETY: forwarded caller contract.
+        unsafe { raw_filter(typesize, blocksize, src, dest, do_unshuffle) }
+    })
+}
+
+/// Raw bit shuffle; returns `blocksize` or a negative error.
+///
+/// # Safety
+/// `src` and `dest` each have `blocksize` bytes and do not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_bitshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
+    ffi_int!("blosc2_bitshuffle", {
+        // SAFETY: forwarded caller contract.
+        unsafe { raw_filter(typesize, blocksize, src, dest, bitshuffle::bitshuffle) }
+    })
+}
+
+/// Raw bit unshuffle; returns `blocksize` or a negative error.
+///
+/// # Safety
+/// `src` and `dest` each have `blocksize` bytes and do not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_bitunshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
+    ffi_int!("blosc2_bitunshuffle", {
+        // SAFETY: forwarded caller contract.
+        unsafe { raw_filter(typesize, blocksize, src, dest, bitshuffle::bitunshuffle) }
+    })
+}
