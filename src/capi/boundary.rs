@@ -76,3 +76,20 @@ macro_rules! ffi_int {
     };
 }
 pub(crate) use ffi_int;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_error_codes() {
+        let rc = ffi_int!("test", {
+            let v: Vec<i32> = Vec::new();
+            #[allow(clippy::unnecessary_operation)]
+            v[3]
+        });
+        assert_eq!(rc, Error::Failure.code());
+        let p: *mut u8 = guard("test", std::ptr::null_mut(), || panic!("boom"));
+        assert!(p.is_null());
+    }
+}
