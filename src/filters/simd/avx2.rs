@@ -51,16 +51,24 @@ fn round<const E: usize>(v: &mut [__m256i; E]) {
 }
 
 /// Loads 32 elements of `E` bytes (`chunk.len() == 32 * E`) so that the low
-/// lanes hold the first 16 elements and the high lanes the next 16.
+/// lanes hold the first 16 elements and the high lanes the next 16. The
+/// high halves are inserted straight from memory, which keeps the work off
+/// the shuffle port.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn load_split<const E: usize>(chunk: &[u8]) -> [__m256i; E] {
     let mut v = [_mm256_setzero_si256(); E];
-    for y in 0..E / 2 {
-        let a = load32(chunk, 32 * y);
-        let b = load32(chunk, 16 * E + 32 * y);
-        v[2 * y] = _mm256_permute2x128_si256::<0x20>(a, b);
-        v[2 * y + 1] = _mm256_permute2x128_si256::<0x31>(a, b);
+    if chunk.len() < 32 * E {
+        return v;
+    }
+    let p = chunk.as_ptr();
+    for (x, vx) in v.iter_mut().enumerate() {
+        // SAFETY: 16 * E + 16 * x + 16 <= 32 * E <= chunk.len().
+        *vx = unsafe {
+            let lo = _mm_loadu_si128(p.add(16 * x).cast());
+            let hi = _mm_loadu_si128(p.add(16 * E + 16 * x).cast());
+            _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
+        };
     }
     v
 }
@@ -73,8 +81,11 @@ fn shuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8], n: usize) -> usize {
     if src.len() < E * n || dst.len() < E * n {
         return 0;
     }
+    if E == 4 {
+        return shuffle4(src, dst, n);
+    }
     let dp = dst.as_mut_ptr();
-    let pairs = if E <= 8 { n / 64 } else { 0 };
+    let pairs = if E <= 4 { n / 64 } else { 0 };
     for (g, chunk) in src.chunks_exact(64 * E).take(pairs).enumerate() {
         let mut a = load_split::<E>(&chunk[..32 * E]);
         let mut b = load_split::<E>(&chunk[32 * E..]);
@@ -103,6 +114,47 @@ fn shuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8], n: usize) -> usize {
             // SAFETY: j < E and 32 * g + 32 <= n, so the store ends at or
             // before E * n <= dst.len().
             unsafe { _mm256_storeu_si256(dp.add(j * n + 32 * g).cast(), *vj) };
+        }
+    }
+    groups * 32
+}
+
+/// Shuffle for 4-byte elements with fewer shuffle-port operations than the
+/// generic rounds: `pshufb` groups each lane's bytes by position, `vpermd`
+/// pairs the lanes into 8-byte runs of one plane, and a 4x4 transpose of
+/// those runs finishes the job.
+#[target_feature(enable = "avx2")]
+fn shuffle4(src: &[u8], dst: &mut [u8], n: usize) -> usize {
+    if src.len() < 4 * n || dst.len() < 4 * n {
+        return 0;
+    }
+    let group = _mm256_setr_epi8(
+        0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10,
+        14, 3, 7, 11, 15,
+    );
+    let pair = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    let groups = n / 32;
+    let dp = dst.as_mut_ptr();
+    for (g, chunk) in src.chunks_exact(128).take(groups).enumerate() {
+        let mut w = [_mm256_setzero_si256(); 4];
+        for (k, wk) in w.iter_mut().enumerate() {
+            let v = load32(chunk, 32 * k);
+            *wk = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, group), pair);
+        }
+        let a = _mm256_unpacklo_epi64(w[0], w[1]);
+        let b = _mm256_unpackhi_epi64(w[0], w[1]);
+        let c = _mm256_unpacklo_epi64(w[2], w[3]);
+        let d = _mm256_unpackhi_epi64(w[2], w[3]);
+        let planes = [
+            _mm256_permute2x128_si256::<0x20>(a, c),
+            _mm256_permute2x128_si256::<0x20>(b, d),
+            _mm256_permute2x128_si256::<0x31>(a, c),
+            _mm256_permute2x128_si256::<0x31>(b, d),
+        ];
+        for (j, pj) in planes.iter().enumerate() {
+            // SAFETY: j < 4 and 32 * g + 32 <= n, so the store ends at or
+            // before 4 * n <= dst.len().
+            unsafe { _mm256_storeu_si256(dp.add(j * n + 32 * g).cast(), *pj) };
         }
     }
     groups * 32

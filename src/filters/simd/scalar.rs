@@ -8,29 +8,84 @@
 /// Byte-transpose `n = src.len() / ts` whole elements into `ts` planes of `n`
 /// bytes each, for the elements `start..n` only (the vector kernels do the
 /// elements before `start`). Both slices hold exactly `n * ts` bytes.
+///
+/// Eight elements at a time, so each plane gets whole 8-byte writes.
 pub(crate) fn shuffle_range(ts: usize, src: &[u8], dst: &mut [u8], start: usize) {
-    let n = src.len() / ts;
-    if start >= n {
-        return;
+    // Constant typesizes let the compiler unroll the byte loops.
+    match ts {
+        2 => shuffle_range_ts::<2>(src, dst, start),
+        4 => shuffle_range_ts::<4>(src, dst, start),
+        8 => shuffle_range_ts::<8>(src, dst, start),
+        16 => shuffle_range_ts::<16>(src, dst, start),
+        _ => shuffle_range_any(ts, src, dst, start),
     }
-    for (j, plane) in dst.chunks_exact_mut(n).enumerate().take(ts) {
-        let column = src[start * ts + j..].iter().step_by(ts);
-        for (d, s) in plane[start..].iter_mut().zip(column) {
-            *d = *s;
-        }
-    }
+}
+
+fn shuffle_range_ts<const T: usize>(src: &[u8], dst: &mut [u8], start: usize) {
+    shuffle_range_any(T, src, dst, start);
 }
 
 /// Inverse of [`shuffle_range`], for the elements `start..n`.
 pub(crate) fn unshuffle_range(ts: usize, src: &[u8], dst: &mut [u8], start: usize) {
+    match ts {
+        2 => unshuffle_range_ts::<2>(src, dst, start),
+        4 => unshuffle_range_ts::<4>(src, dst, start),
+        8 => unshuffle_range_ts::<8>(src, dst, start),
+        16 => unshuffle_range_ts::<16>(src, dst, start),
+        _ => unshuffle_range_any(ts, src, dst, start),
+    }
+}
+
+fn unshuffle_range_ts<const T: usize>(src: &[u8], dst: &mut [u8], start: usize) {
+    unshuffle_range_any(T, src, dst, start);
+}
+
+#[inline(always)]
+fn shuffle_range_any(ts: usize, src: &[u8], dst: &mut [u8], start: usize) {
     let n = src.len() / ts;
     if start >= n {
         return;
     }
-    for (j, plane) in src.chunks_exact(n).enumerate().take(ts) {
-        let column = dst[start * ts + j..].iter_mut().step_by(ts);
-        for (d, s) in column.zip(&plane[start..]) {
-            *d = *s;
+    let mut i = start;
+    while i + 8 <= n {
+        let block = &src[i * ts..(i + 8) * ts];
+        for j in 0..ts {
+            let mut w = [0u8; 8];
+            for (p, b) in w.iter_mut().enumerate() {
+                *b = block[p * ts + j];
+            }
+            dst[j * n + i..j * n + i + 8].copy_from_slice(&w);
+        }
+        i += 8;
+    }
+    for j in 0..ts {
+        for k in i..n {
+            dst[j * n + k] = src[k * ts + j];
+        }
+    }
+}
+
+#[inline(always)]
+fn unshuffle_range_any(ts: usize, src: &[u8], dst: &mut [u8], start: usize) {
+    let n = src.len() / ts;
+    if start >= n {
+        return;
+    }
+    let mut i = start;
+    while i + 8 <= n {
+        let block = &mut dst[i * ts..(i + 8) * ts];
+        for j in 0..ts {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&src[j * n + i..j * n + i + 8]);
+            for (p, b) in w.iter().enumerate() {
+                block[p * ts + j] = *b;
+            }
+        }
+        i += 8;
+    }
+    for j in 0..ts {
+        for k in i..n {
+            dst[k * ts + j] = src[j * n + k];
         }
     }
 }
