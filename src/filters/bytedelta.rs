@@ -12,6 +12,7 @@
 //! restarts the delta from 0 for the `stream_len % 16` bytes after the last
 //! whole vector; the `*_buggy` functions reproduce that.
 
+use super::simd::{self, Kernel};
 use crate::error::{Error, Result};
 
 /// Stream count for a block: `meta`, or `typesize` when `meta` is 0.
@@ -51,14 +52,10 @@ fn encode_stream(src: &[u8], dst: &mut [u8], restart: usize) {
 
 /// Running sum of one stream, restarting from 0 at byte `restart`.
 fn decode_stream(src: &[u8], dst: &mut [u8], restart: usize) {
-    let mut acc = 0u8;
-    for (k, (o, d)) in dst.iter_mut().zip(src).enumerate() {
-        if k == restart {
-            acc = 0;
-        }
-        acc = acc.wrapping_add(*d);
-        *o = acc;
-    }
+    let restart = restart.min(src.len());
+    let k = Kernel::best();
+    simd::prefix_sum_with(k, &src[..restart], &mut dst[..restart]);
+    simd::prefix_sum_with(k, &src[restart..], &mut dst[restart..]);
 }
 
 fn run(

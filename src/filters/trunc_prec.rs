@@ -43,19 +43,33 @@ pub fn trunc_prec(meta: i8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Resu
     Ok(())
 }
 
-/// `dst = src & mask` per `W`-byte little-endian element; trailing bytes
-/// that do not make an element are copied. Shared with INT_TRUNC.
+/// `dst = src & mask` per `W`-byte little-endian element (`W` in 1, 2, 4,
+/// 8); trailing bytes that do not make an element are copied. Shared with
+/// INT_TRUNC.
 pub(crate) fn apply_mask<const W: usize>(src: &[u8], dst: &mut [u8], mask: u64) {
-    let mut m = [0u8; W];
-    m.copy_from_slice(&mask.to_le_bytes()[..W]);
+    // W divides 8, so 8-byte words start on element boundaries and one
+    // repeated mask covers whole words; the compiler vectorizes this.
+    let mut m = [0u8; 8];
+    for (i, b) in m.iter_mut().enumerate() {
+        *b = mask.to_le_bytes()[i % W];
+    }
+    let m64 = u64::from_le_bytes(m);
     let body = src.len() / W * W;
-    for (d, s) in dst[..body]
-        .chunks_exact_mut(W)
-        .zip(src[..body].chunks_exact(W))
+    let words = body / 8 * 8;
+    for (d, s) in dst[..words]
+        .chunks_exact_mut(8)
+        .zip(src[..words].chunks_exact(8))
     {
-        for i in 0..W {
-            d[i] = s[i] & m[i];
-        }
+        let mut b8 = [0u8; 8];
+        b8.copy_from_slice(s);
+        d.copy_from_slice(&(u64::from_le_bytes(b8) & m64).to_le_bytes());
+    }
+    for (k, (d, s)) in dst[words..body]
+        .iter_mut()
+        .zip(&src[words..body])
+        .enumerate()
+    {
+        *d = s & m[k % W];
     }
     dst[body..].copy_from_slice(&src[body..]);
 }
@@ -126,6 +140,28 @@ mod tests {
             trunc_prec(5, 4, &src, &mut dst[..15]),
             Err(Error::InvalidParam)
         );
+    }
+
+    #[test]
+    fn mask_matches_per_element_definition() {
+        let src: Vec<u8> = (0..100u32).map(|i| (i * 151 % 256) as u8).collect();
+        let mask = 0xF0E1_D2C3_B4A5_9687u64;
+        for len in 0..100 {
+            let s = &src[..len];
+            let mut got = vec![0u8; len];
+            let mut want = s.to_vec();
+            apply_mask::<2>(s, &mut got, mask);
+            for (k, b) in want[..len / 2 * 2].iter_mut().enumerate() {
+                *b &= mask.to_le_bytes()[k % 2];
+            }
+            assert_eq!(got, want, "W 2 len {len}");
+            apply_mask::<8>(s, &mut got, mask);
+            let mut want = s.to_vec();
+            for (k, b) in want[..len / 8 * 8].iter_mut().enumerate() {
+                *b &= mask.to_le_bytes()[k % 8];
+            }
+            assert_eq!(got, want, "W 8 len {len}");
+        }
     }
 
     #[test]

@@ -201,6 +201,20 @@ fn fused_bitunshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool 
     }
 }
 
+/// Running wrapping sum of bytes, `dst[i] = src[0] + ... + src[i]` (mod
+/// 256), over `min(src.len(), dst.len())` bytes: BYTEDELTA's decoder.
+pub fn prefix_sum_with(k: Kernel, src: &[u8], dst: &mut [u8]) {
+    let len = src.len().min(dst.len());
+    let (src, dst) = (&src[..len], &mut dst[..len]);
+    match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` only returns Sse2 or a later kernel (all of which
+        // imply SSE2) when the CPU supports it.
+        Kernel::Sse2 | Kernel::Avx2 | Kernel::Gfni => unsafe { sse2::prefix_sum(src, dst) },
+        _ => scalar::prefix_sum(src, dst),
+    }
+}
+
 /// [`crate::filters::shuffle::shuffle`] with an explicit kernel. Processes
 /// `min(src.len(), dst.len())` bytes; `ts` of 0 or 1 is a copy.
 pub fn shuffle_with(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
@@ -363,6 +377,25 @@ mod tests {
                     bitunshuffle_with(k, ts, &out, &mut back);
                     assert_eq!(back, src, "bitunshuffle {k:?} ts {ts} len {len}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn prefix_sums_match_scalar() {
+        for len in (0..=300).chain([1023, 4097]) {
+            let src = data(len, len as u64 + 17);
+            let mut want = vec![0u8; len];
+            prefix_sum_with(Kernel::Scalar, &src, &mut want);
+            let mut acc = 0u8;
+            for (i, v) in src.iter().enumerate() {
+                acc = acc.wrapping_add(*v);
+                assert_eq!(want[i], acc);
+            }
+            for k in Kernel::available() {
+                let mut out = vec![0u8; len];
+                prefix_sum_with(k, &src, &mut out);
+                assert_eq!(out, want, "{k:?} len {len}");
             }
         }
     }

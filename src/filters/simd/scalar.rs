@@ -186,6 +186,15 @@ pub(crate) fn bitunshuffle_groups_from(ts: usize, src: &[u8], dst: &mut [u8], st
     }
 }
 
+/// Running wrapping sum of bytes: `dst[i] = src[0] + ... + src[i]`.
+pub(crate) fn prefix_sum(src: &[u8], dst: &mut [u8]) {
+    let mut acc = 0u8;
+    for (o, v) in dst.iter_mut().zip(src) {
+        acc = acc.wrapping_add(*v);
+        *o = acc;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

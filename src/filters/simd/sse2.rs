@@ -231,3 +231,34 @@ pub(super) unsafe fn rows_to_bits(rows: &[u8], plane: &mut [u8]) {
     }
     scalar::rows_to_bits_from(rows, plane, blocks * 16);
 }
+
+/// Running wrapping sum of bytes (`dst[i] = src[0] + ... + src[i]`), 16
+/// bytes per step: four shift-and-add doublings give the sums inside the
+/// vector, and the previous vector's last sum, broadcast, is added on top.
+/// `dst.len() == src.len()`.
+///
+/// # Safety
+/// The CPU must support SSE2.
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn prefix_sum(src: &[u8], dst: &mut [u8]) {
+    let mut carry = _mm_setzero_si128();
+    let mut done = 0;
+    for (s, d) in src.chunks_exact(16).zip(dst.chunks_exact_mut(16)) {
+        let mut x = load16(s, 0);
+        x = _mm_add_epi8(x, _mm_slli_si128::<1>(x));
+        x = _mm_add_epi8(x, _mm_slli_si128::<2>(x));
+        x = _mm_add_epi8(x, _mm_slli_si128::<4>(x));
+        x = _mm_add_epi8(x, _mm_slli_si128::<8>(x));
+        x = _mm_add_epi8(x, carry);
+        store16(d, 0, x);
+        // byte 15 to every byte
+        let t = _mm_shufflehi_epi16::<0xFF>(_mm_unpackhi_epi8(x, x));
+        carry = _mm_shuffle_epi32::<0xFF>(t);
+        done += 16;
+    }
+    let mut acc = if done > 0 { dst[done - 1] } else { 0 };
+    for (o, v) in dst[done..].iter_mut().zip(&src[done..]) {
+        acc = acc.wrapping_add(*v);
+        *o = acc;
+    }
+}
