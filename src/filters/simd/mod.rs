@@ -97,7 +97,15 @@ thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Blocks larger than this get a temporary buffer instead of growing the
+/// per-thread one, so a single huge block does not pin its size in every
+/// thread for good.
+const SCRATCH_KEEP: usize = 8 << 20;
+
 fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    if len > SCRATCH_KEEP {
+        return f(&mut vec![0u8; len]);
+    }
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut buf) => {
             if buf.len() < len {
@@ -307,7 +315,7 @@ mod tests {
 
     fn typesizes() -> Vec<usize> {
         let mut v: Vec<usize> = (1..=33).collect();
-        v.extend([64, 128, 255]);
+        v.extend([48, 64, 128, 255]);
         v
     }
 
@@ -396,6 +404,32 @@ mod tests {
                 let mut out = vec![0u8; len];
                 prefix_sum_with(k, &src, &mut out);
                 assert_eq!(out, want, "{k:?} len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn typesizes_beyond_a_byte() {
+        // Not reachable from a chunk header, but the functions are public.
+        for ts in [256, 257, 300, 1000] {
+            for len in [0, 255, 256, 2048, 2047, 8 * ts, 8 * ts + 5, 40 * ts + 3] {
+                let src = data(len, ts as u64 ^ len as u64);
+                let mut want = vec![0u8; len];
+                shuffle_with(Kernel::Scalar, ts, &src, &mut want);
+                let mut want_b = vec![0u8; len];
+                bitshuffle_with(Kernel::Scalar, ts, &src, &mut want_b);
+                for k in Kernel::available() {
+                    let mut out = vec![0u8; len];
+                    shuffle_with(k, ts, &src, &mut out);
+                    assert_eq!(out, want, "{k:?} ts {ts} len {len}");
+                    let mut back = vec![0u8; len];
+                    unshuffle_with(k, ts, &out, &mut back);
+                    assert_eq!(back, src, "{k:?} ts {ts} len {len}");
+                    bitshuffle_with(k, ts, &src, &mut out);
+                    assert_eq!(out, want_b, "{k:?} ts {ts} len {len}");
+                    bitunshuffle_with(k, ts, &out, &mut back);
+                    assert_eq!(back, src, "{k:?} ts {ts} len {len}");
+                }
             }
         }
     }
