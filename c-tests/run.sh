@@ -27,6 +27,7 @@
 #   layout              c-tests/layout/run.sh PREFIX, when present
 #
 # Environment: CC (cc), CFLAGS (-O2 -g), C_TESTS_OUT (build/c-tests),
+# C_TESTS_VALGRIND=1 (run the c-tests/*.c programs under valgrind memcheck),
 # REPORT_DIR (build), BLOSC2_REF_3_3_5 / BLOSC2_REF_2_22_1 (reference
 # prefixes; default: scripts/fetch-reference.sh), ROUNDTRIP_QUICK=1 (every
 # 7th roundtrip case only), BLOSC2_NO_FETCH=1 (never download references).
@@ -94,6 +95,16 @@ done
 if [ -z "$missing" ]; then pass install-layout; else fail install-layout "missing:$missing"; fi
 
 # --- one program per c-tests/*.c ------------------------------------------
+# C_TESTS_VALGRIND=1 runs them under valgrind's memcheck: an invalid read or
+# write inside the library then fails the test (exit 99).
+memcheck=""
+if [ "${C_TESTS_VALGRIND:-0}" = 1 ]; then
+    if command -v valgrind >/dev/null 2>&1; then
+        memcheck="valgrind -q --error-exitcode=99 --leak-check=no"
+    else
+        echo "c-tests: C_TESTS_VALGRIND=1 but valgrind is not installed; running without it"
+    fi
+fi
 for src in "$here"/*.c; do
     [ -f "$src" ] || continue
     name=$(basename "$src" .c)
@@ -104,12 +115,13 @@ for src in "$here"/*.c; do
         fail "$name" "does not compile/link against $P" "$log"
         continue
     fi
-    LD_LIBRARY_PATH=$P/lib limit 300 "$OUT/bin/$name" >>"$log" 2>&1
+    LD_LIBRARY_PATH=$P/lib limit 600 $memcheck "$OUT/bin/$name" >>"$log" 2>&1
     rc=$?
     case $rc in
         0) pass "$name" ;;
         77) skip "$name" "$(tail -n 1 "$log")" ;;
         124) fail "$name" "timed out" "$log" ;;
+        99) [ -n "$memcheck" ] && fail "$name" "valgrind memcheck errors" "$log" || fail "$name" "exit status 99" "$log" ;;
         *) fail "$name" "exit status $rc" "$log" ;;
     esac
 done
