@@ -18,4 +18,9 @@ pub mod filters;
 pub(crate) mod pool;
 pub mod registry;
 
+pub mod frame;
+pub mod io;
+pub mod metalayers;
+pub mod schunk;
+
 pub mod capi;

@@ -1,0 +1,175 @@
+//! Frames (spec: cframe-format.rst, sframe-format.rst): the serialized form
+//! of a super-chunk, contiguous (one buffer or file) or sparse (a directory).
+//!
+//! Reading goes through [`Source`], so the same checks run on a buffer and
+//! on a file: every length and offset read from the frame is validated with
+//! checked arithmetic before it is used.
+
+pub mod cframe;
+pub mod header;
+pub mod index;
+pub mod sframe;
+pub mod trailer;
+
+use crate::error::{Error, Result};
+use crate::io::Stream;
+use crate::metalayers::Metalayer;
+use header::{FrameHeader, HEADER_MINLEN};
+use trailer::TRAILER_MINLEN;
+
+/// Random access to the bytes of one frame; position 0 is its first byte.
+pub trait Source {
+    /// Bytes available from position 0 (the frame may be shorter).
+    fn available(&mut self) -> Result<u64>;
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()>;
+}
+
+/// A frame in memory.
+pub struct SliceSource<'a>(pub &'a [u8]);
+
+impl Source for SliceSource<'_> {
+    fn available(&mut self) -> Result<u64> {
+        Ok(self.0.len() as u64)
+    }
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        let start = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+        let end = start.checked_add(buf.len()).ok_or(Error::ReadBuffer)?;
+        buf.copy_from_slice(self.0.get(start..end).ok_or(Error::ReadBuffer)?);
+        Ok(())
+    }
+}
+
+/// A frame stored in a file from byte `base` on.
+pub struct StreamSource<'a> {
+    pub stream: &'a mut dyn Stream,
+    pub base: u64,
+}
+
+impl Source for StreamSource<'_> {
+    fn available(&mut self) -> Result<u64> {
+        let size = self.stream.size()?;
+        size.checked_sub(self.base).ok_or(Error::FileRead)
+    }
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        let p = self.base.checked_add(pos).ok_or(Error::FileRead)?;
+        self.stream.read_exact_at(p, buf)
+    }
+}
+
+fn read_vec(src: &mut dyn Source, pos: i64, len: i64) -> Result<Vec<u8>> {
+    if pos < 0 || len < 0 {
+        return Err(Error::ReadBuffer);
+    }
+    let mut v = vec![0u8; usize::try_from(len).map_err(|_| Error::ReadBuffer)?];
+    src.read_at(pos as u64, &mut v)?;
+    Ok(v)
+}
+
+/// What a reader learns from a frame besides the chunk data.
+#[derive(Clone, Debug)]
+pub struct FrameInfo {
+    pub header: FrameHeader,
+    pub nchunks: i64,
+    pub metalayers: Vec<Metalayer>,
+    pub vlmetalayers: Vec<Metalayer>,
+    /// One per chunk: relative to the end of the header (contiguous), a
+    /// chunk file number (sparse), or a special value (negative).
+    pub offsets: Vec<i64>,
+    pub trailer_len: i64,
+}
+
+/// Read and validate everything but the chunks. `exact` demands the frame
+/// fill the source (a buffer), otherwise it may be followed by more bytes.
+pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<FrameInfo> {
+    let avail = src.available()?;
+    if avail < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
+        return Err(Error::ReadBuffer);
+    }
+    let fixed = read_vec(src, 0, HEADER_MINLEN as i64)?;
+    let h = FrameHeader::parse(&fixed)?;
+    let want_type = if sparse {
+        header::SPARSE
+    } else {
+        header::CONTIGUOUS
+    };
+    if h.frame_type & 0x0f != want_type {
+        return Err(Error::FrameType);
+    }
+    let flen = h.frame_len;
+    if flen < (HEADER_MINLEN + TRAILER_MINLEN) as i64
+        || flen as u64 > avail
+        || (exact && flen as u64 != avail)
+    {
+        return Err(Error::InvalidHeader);
+    }
+    let header_len = h.header_len as i64;
+    let hdr = read_vec(src, 0, header_len)?;
+    let metalayers = header::parse_metalayers(&hdr)?;
+
+    let last = read_vec(src, flen - TRAILER_MINLEN as i64, TRAILER_MINLEN as i64)?;
+    let trailer_len = trailer::trailer_len(&last, flen)?;
+    let trailer_off = flen - trailer_len;
+    if trailer_off < header_len {
+        return Err(Error::InvalidHeader);
+    }
+    let tr = read_vec(src, trailer_off, trailer_len)?;
+    let vlmetalayers = trailer::parse_vlmetalayers(&tr)?;
+
+    let nchunks = h.nchunks()?;
+    let mut offsets = Vec::new();
+    if nchunks > 0 {
+        let idx_pos = if sparse {
+            header_len
+        } else {
+            header_len
+                .checked_add(h.cbytes)
+                .ok_or(Error::InvalidHeader)?
+        };
+        let ext = crate::chunk::header::EXTENDED_HEADER_LENGTH as i64;
+        if idx_pos.checked_add(ext).ok_or(Error::InvalidHeader)? > trailer_off {
+            return Err(Error::InvalidHeader);
+        }
+        let ih = read_vec(src, idx_pos, ext)?;
+        let icb = crate::chunk::ChunkHeader::read(&ih)?.cbytes as i64;
+        if icb < ext || idx_pos + icb > trailer_off {
+            return Err(Error::InvalidHeader);
+        }
+        let ichunk = read_vec(src, idx_pos, icb)?;
+        offsets = index::decode(&ichunk, nchunks)?;
+        for &o in &offsets {
+            index::offset_special(o)?;
+            if o >= 0 && !sparse && o > h.cbytes - ext {
+                return Err(Error::InvalidHeader);
+            }
+        }
+    }
+    Ok(FrameInfo {
+        header: h,
+        nchunks,
+        metalayers,
+        vlmetalayers,
+        offsets,
+        trailer_len,
+    })
+}
+
+/// Read and validate the regular chunk at `offset` of a contiguous frame
+/// whose chunks section (`data_len` bytes) starts at `data_start`.
+pub fn read_chunk(
+    src: &mut dyn Source,
+    data_start: i64,
+    data_len: i64,
+    offset: i64,
+) -> Result<Vec<u8>> {
+    let ext = crate::chunk::header::EXTENDED_HEADER_LENGTH as i64;
+    if offset < 0 || offset > data_len - ext {
+        return Err(Error::InvalidHeader);
+    }
+    let pos = data_start.checked_add(offset).ok_or(Error::InvalidHeader)?;
+    let h = read_vec(src, pos, ext)?;
+    let cb = crate::chunk::ChunkHeader::read(&h)?.cbytes as i64;
+    if cb < ext || offset + cb > data_len {
+        return Err(Error::InvalidHeader);
+    }
+    read_vec(src, pos, cb)
+}

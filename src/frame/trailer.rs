@@ -1,0 +1,58 @@
+//! The frame trailer (spec: cframe-format.rst, "Trailer"): version, the
+//! variable-length metalayers, the trailer length and a fingerprint slot.
+//! Its length sits at a fixed distance from the frame's end, which is how a
+//! reader finds where the trailer starts.
+
+use crate::error::{Error, Result};
+use crate::metalayers::{self, Metalayer};
+use rmp::Marker;
+
+/// Shortest possible trailer; also how far from the end its length field's
+/// marker block starts.
+pub const TRAILER_MINLEN: usize = 25;
+/// Bytes after the vlmetalayers: uint32 length, fixext16 fingerprint.
+const TAIL_LEN: usize = 23;
+const VERSION: u8 = 1;
+/// Position of the vlmetalayers section inside the trailer.
+const VLMETA_AT: usize = 2;
+
+/// Encode a trailer holding `vlmetas`.
+pub fn encode(vlmetas: &[Metalayer]) -> Result<Vec<u8>> {
+    let mut t = Vec::with_capacity(64);
+    rmp::encode::write_array_len(&mut t, 4).map_err(|_| Error::Failure)?;
+    t.push(VERSION);
+    // Upstream measures the index size from after the 3-array marker here.
+    metalayers::encode_section(&mut t, vlmetas, VLMETA_AT + 1)?;
+    let len = u32::try_from(t.len() + TAIL_LEN).map_err(|_| Error::TwoGbLimit)?;
+    t.push(Marker::U32.to_u8());
+    t.extend_from_slice(&len.to_be_bytes());
+    t.push(Marker::FixExt16.to_u8());
+    // fingerprint type 0 (none) and its 16-byte slot, as the reference writes
+    t.extend_from_slice(&[0; 17]);
+    Ok(t)
+}
+
+/// The trailer length stored at the end of a frame, given the frame's last
+/// `TRAILER_MINLEN` bytes and its total length.
+pub fn trailer_len(last: &[u8], frame_len: i64) -> Result<i64> {
+    if last.len() != TRAILER_MINLEN {
+        return Err(Error::ReadBuffer);
+    }
+    let at = TRAILER_MINLEN - 22;
+    if last[at - 1] != Marker::U32.to_u8() {
+        return Err(Error::InvalidHeader);
+    }
+    let len = u32::from_be_bytes([last[at], last[at + 1], last[at + 2], last[at + 3]]) as i64;
+    if len < TRAILER_MINLEN as i64
+        || len > i32::MAX as i64
+        || len > frame_len - super::header::HEADER_MINLEN as i64
+    {
+        return Err(Error::InvalidHeader);
+    }
+    Ok(len)
+}
+
+/// The vlmetalayers of a complete trailer.
+pub fn parse_vlmetalayers(trailer: &[u8]) -> Result<Vec<Metalayer>> {
+    metalayers::parse_section(trailer, VLMETA_AT)
+}

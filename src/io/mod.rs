@@ -1,0 +1,53 @@
+//! I/O backends: every file access of the frame code goes through
+//! [`Backend`], so the default filesystem backend, memory-mapped files and
+//! user callbacks (registered through the C API) are interchangeable.
+
+pub mod stdio;
+
+use crate::error::{Error, Result};
+use std::path::Path;
+use std::sync::Arc;
+
+/// How a file is opened, as the reference's fopen modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// "rb": read only, must exist.
+    Read,
+    /// "rb+": read and write, must exist.
+    Update,
+    /// "wb": created or truncated, written.
+    Create,
+    /// "ab": created if missing, writes go at the end.
+    Append,
+}
+
+/// An open file of a backend. Positions are absolute.
+pub trait Stream: Send {
+    fn size(&mut self) -> Result<u64>;
+    /// Read exactly `buf.len()` bytes at `pos`.
+    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()>;
+    fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()>;
+    fn truncate(&mut self, size: u64) -> Result<()>;
+}
+
+/// A way of opening files.
+pub trait Backend: Send + Sync {
+    fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn Stream>>;
+}
+
+/// The default backend (`BLOSC2_IO_FILESYSTEM`).
+pub fn default_backend() -> Arc<dyn Backend> {
+    Arc::new(stdio::Stdio)
+}
+
+/// Read `len` bytes at `pos` into a new buffer.
+pub fn read_vec(s: &mut dyn Stream, pos: u64, len: usize) -> Result<Vec<u8>> {
+    let mut v = vec![0u8; len];
+    s.read_exact_at(pos, &mut v)?;
+    Ok(v)
+}
+
+/// Map an OS error on open to the reference's code.
+pub(crate) fn open_err(_e: std::io::Error) -> Error {
+    Error::FileOpen
+}

@@ -1,0 +1,45 @@
+//! The default filesystem backend: positioned reads and writes on `std::fs`.
+
+use super::{open_err, Backend, Mode, Stream};
+use crate::error::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+pub struct Stdio;
+
+struct StdioFile {
+    f: File,
+}
+
+impl Backend for Stdio {
+    fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn Stream>> {
+        let mut o = OpenOptions::new();
+        match mode {
+            Mode::Read => o.read(true),
+            Mode::Update => o.read(true).write(true),
+            Mode::Create => o.read(true).write(true).create(true).truncate(true),
+            Mode::Append => o.read(true).write(true).create(true),
+        };
+        let f = o.open(path).map_err(open_err)?;
+        Ok(Box::new(StdioFile { f }))
+    }
+}
+
+impl Stream for StdioFile {
+    fn size(&mut self) -> Result<u64> {
+        self.f
+            .metadata()
+            .map(|m| m.len())
+            .map_err(|_| Error::FileRead)
+    }
+    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        self.f.read_exact_at(buf, pos).map_err(|_| Error::FileRead)
+    }
+    fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        self.f.write_all_at(data, pos).map_err(|_| Error::FileWrite)
+    }
+    fn truncate(&mut self, size: u64) -> Result<()> {
+        self.f.set_len(size).map_err(|_| Error::FileTruncate)
+    }
+}

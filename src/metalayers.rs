@@ -1,0 +1,185 @@
+//! Metalayers (spec: cframe-format.rst, "metalayers"): named byte strings kept
+//! in the frame header (fixed size) or in the trailer (variable length).
+//!
+//! Both places use the same msgpack section: a 3-array holding the size of the
+//! name index, a map16 of `name -> int32 offset`, and an array16 of bin32
+//! values. Offsets count from the start of the enclosing header or trailer,
+//! which is why encoding and parsing take the section's position in it.
+
+use crate::error::{Error, Result};
+use rmp::Marker;
+
+/// Upstream's `BLOSC2_MAX_METALAYERS` (and `_VLMETALAYERS`).
+pub const MAX_METALAYERS: usize = 16;
+/// Upstream's `BLOSC2_METALAYER_NAME_MAXLEN`: names are msgpack fixstr.
+pub const NAME_MAXLEN: usize = 31;
+
+/// One metalayer: its name and its stored bytes (for vlmetalayers, the
+/// compressed chunk holding the user's content).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Metalayer {
+    pub name: String,
+    pub content: Vec<u8>,
+}
+
+/// Check a metalayer name the way upstream does before storing it.
+pub fn check_name(name: &str) -> Result<()> {
+    if name.len() > NAME_MAXLEN || name.contains('\0') {
+        return Err(Error::InvalidParam);
+    }
+    Ok(())
+}
+
+/// Index of `name` in `list`.
+pub fn find(list: &[Metalayer], name: &str) -> Option<usize> {
+    list.iter().position(|m| m.name == name)
+}
+
+fn be_u16(n: usize) -> Result<[u8; 2]> {
+    u16::try_from(n)
+        .map(|v| v.to_be_bytes())
+        .map_err(|_| Error::InvalidParam)
+}
+
+fn be_i32(n: usize) -> Result<[u8; 4]> {
+    i32::try_from(n)
+        .map(|v| v.to_be_bytes())
+        .map_err(|_| Error::TwoGbLimit)
+}
+
+/// Append the section for `metas` to `out`, which already holds the bytes of
+/// the enclosing header/trailer before it. `size_base` is the position the
+/// index size is measured from (upstream measures it from before the 3-array
+/// marker in headers and after it in trailers).
+pub fn encode_section(out: &mut Vec<u8>, metas: &[Metalayer], size_base: usize) -> Result<()> {
+    if metas.len() > MAX_METALAYERS {
+        return Err(Error::InvalidParam);
+    }
+    rmp::encode::write_array_len(out, 3).map_err(|_| Error::Failure)?;
+    let size_at = out.len() + 1;
+    out.push(Marker::U16.to_u8());
+    out.extend_from_slice(&[0, 0]);
+    out.push(Marker::Map16.to_u8());
+    out.extend_from_slice(&be_u16(metas.len())?);
+    let mut offset_slots = Vec::with_capacity(metas.len());
+    for m in metas {
+        check_name(&m.name)?;
+        rmp::encode::write_str(out, &m.name).map_err(|_| Error::Failure)?;
+        out.push(Marker::I32.to_u8());
+        offset_slots.push(out.len());
+        out.extend_from_slice(&[0; 4]);
+    }
+    let idx_size = out.len().checked_sub(size_base).ok_or(Error::Failure)?;
+    out[size_at..size_at + 2].copy_from_slice(&be_u16(idx_size)?);
+    out.push(Marker::Array16.to_u8());
+    out.extend_from_slice(&be_u16(metas.len())?);
+    for (m, slot) in metas.iter().zip(offset_slots) {
+        let here = be_i32(out.len())?;
+        out[slot..slot + 4].copy_from_slice(&here);
+        out.push(Marker::Bin32.to_u8());
+        out.extend_from_slice(&be_i32(m.content.len())?);
+        out.extend_from_slice(&m.content);
+    }
+    Ok(())
+}
+
+/// A bounds-checked cursor over the enclosing buffer.
+struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let end = self.pos.checked_add(n).ok_or(Error::ReadBuffer)?;
+        let s = self.buf.get(self.pos..end).ok_or(Error::ReadBuffer)?;
+        self.pos = end;
+        Ok(s)
+    }
+    fn byte(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16> {
+        let b = self.take(2)?;
+        Ok(u16::from_be_bytes([b[0], b[1]]))
+    }
+    fn i32(&mut self) -> Result<i32> {
+        let b = self.take(4)?;
+        Ok(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
+/// Parse the section starting at `start` in `buf` (the whole header or
+/// trailer): names from the index, each value where its offset points.
+pub fn parse_section(buf: &[u8], start: usize) -> Result<Vec<Metalayer>> {
+    let mut c = Cursor { buf, pos: start };
+    // The 3-array marker and the index size are not needed to find anything.
+    c.take(1)?;
+    if c.byte()? != Marker::U16.to_u8() {
+        return Err(Error::Data);
+    }
+    c.u16()?;
+    if c.byte()? != Marker::Map16.to_u8() {
+        return Err(Error::Data);
+    }
+    let n = c.u16()? as usize;
+    if n > MAX_METALAYERS {
+        return Err(Error::Data);
+    }
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let m = c.byte()?;
+        if m & 0xe0 != 0xa0 {
+            return Err(Error::Data);
+        }
+        let name = c.take((m & 0x1f) as usize)?;
+        let name = String::from_utf8_lossy(name).into_owned();
+        if c.byte()? != Marker::I32.to_u8() {
+            return Err(Error::Data);
+        }
+        let off = c.i32()?;
+        if off < 0 || off as usize >= buf.len() {
+            return Err(Error::Data);
+        }
+        let mut v = Cursor {
+            buf,
+            pos: off as usize,
+        };
+        if v.byte()? != Marker::Bin32.to_u8() {
+            return Err(Error::Data);
+        }
+        let len = v.i32()?;
+        if len < 0 {
+            return Err(Error::Data);
+        }
+        let content = v.take(len as usize)?.to_vec();
+        out.push(Metalayer { name, content });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn section_round_trip() {
+        let metas = vec![
+            Metalayer {
+                name: "b2nd".into(),
+                content: vec![1, 2, 3],
+            },
+            Metalayer {
+                name: "x".into(),
+                content: vec![],
+            },
+        ];
+        let mut buf = vec![0xaa; 10];
+        encode_section(&mut buf, &metas, 10).unwrap();
+        assert_eq!(parse_section(&buf, 10).unwrap(), metas);
+        // truncations never panic
+        for cut in 10..buf.len() {
+            let _ = parse_section(&buf[..cut], 10);
+        }
+    }
+}

@@ -1,0 +1,1155 @@
+//! Super-chunks: a sequence of chunks sharing compression parameters and
+//! metalayers, kept in memory (a chunk list or a contiguous frame), in a
+//! contiguous frame file, or in a sparse frame directory.
+//!
+//! Chunks of a frame on disk are read when asked for; every mutation of a
+//! disk-backed super-chunk leaves a complete, valid frame behind (new chunk
+//! data goes after the existing chunks, then index, trailer and header are
+//! rewritten), as the reference does.
+
+use crate::chunk::header::EXTENDED_HEADER_LENGTH;
+use crate::chunk::special::make_special;
+use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor, Special, SplitMode};
+use crate::error::{Error, Result};
+use crate::frame::header::{self as fh, FrameHeader};
+use crate::frame::{self, cframe, index, sframe, SliceSource, StreamSource};
+use crate::io::{Backend, Mode, Stream};
+use crate::metalayers::{self, Metalayer, MAX_METALAYERS};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Where a new super-chunk lives.
+#[derive(Clone)]
+pub struct Storage {
+    pub contiguous: bool,
+    pub urlpath: Option<PathBuf>,
+    pub cparams: CParams,
+    pub dparams: DParams,
+    pub io: Arc<dyn Backend>,
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        Storage {
+            contiguous: false,
+            urlpath: None,
+            cparams: CParams::default(),
+            dparams: DParams::default(),
+            io: crate::io::default_backend(),
+        }
+    }
+}
+
+/// Where one chunk's bytes are.
+#[derive(Clone, Debug)]
+enum Slot {
+    Data(Vec<u8>),
+    /// A whole-chunk special value, stored as a special offset in frames.
+    Special(Special),
+    /// In a contiguous frame file, at this offset of the chunks section.
+    Disk(i64),
+    /// In a sparse frame, in chunk file number `id`.
+    File(i64),
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    slot: Slot,
+    nbytes: i32,
+}
+
+/// The backing store.
+enum Backing {
+    /// Chunks in memory, no frame (`contiguous = false`, no urlpath).
+    Chunks,
+    /// A contiguous frame in memory: chunks are held as data, the frame is
+    /// produced on demand.
+    MemFrame,
+    File {
+        path: PathBuf,
+        /// Where the frame starts in the file.
+        base: u64,
+        header_len: i64,
+        /// Length of the chunks section, holes left by updates included.
+        data_len: i64,
+    },
+    Dir {
+        path: PathBuf,
+        next_id: i64,
+    },
+}
+
+/// What kind of storage a super-chunk has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Chunks,
+    MemFrame,
+    File,
+    Dir,
+}
+
+pub struct SuperChunk {
+    cparams: CParams,
+    dparams: DParams,
+    /// Block size recorded in frame headers (0 = automatic).
+    pub blocksize: i32,
+    /// -1 until the first chunk, then the size of every chunk but the last.
+    chunksize: i32,
+    nbytes: i64,
+    cbytes: i64,
+    flags2: u8,
+    entries: Vec<Entry>,
+    backing: Backing,
+    io: Arc<dyn Backend>,
+    reader: Mutex<Option<Box<dyn Stream>>>,
+    comp: Compressor,
+    decomp: Mutex<Decompressor>,
+    pub metalayers: Vec<Metalayer>,
+    pub vlmetalayers: Vec<Metalayer>,
+}
+
+fn special_kind(chunk: &[u8]) -> Result<Special> {
+    let h = ChunkHeader::read(chunk)?;
+    Ok(Special::from_bits(h.special_bits()).unwrap_or(Special::None))
+}
+
+fn io_code(_e: std::io::Error) -> Error {
+    Error::FileWrite
+}
+
+impl SuperChunk {
+    fn empty(storage: &Storage, backing: Backing) -> SuperChunk {
+        SuperChunk {
+            cparams: storage.cparams.clone(),
+            dparams: storage.dparams.clone(),
+            blocksize: storage.cparams.blocksize,
+            chunksize: -1,
+            nbytes: 0,
+            cbytes: 0,
+            flags2: 0,
+            entries: Vec::new(),
+            backing,
+            io: storage.io.clone(),
+            reader: Mutex::new(None),
+            comp: Compressor::new(storage.cparams.clone()),
+            decomp: Mutex::new(Decompressor::new(storage.dparams.clone())),
+            metalayers: Vec::new(),
+            vlmetalayers: Vec::new(),
+        }
+    }
+
+    /// A new, empty super-chunk (`blosc2_schunk_new`). On disk, the frame
+    /// file or directory must not exist yet.
+    pub fn new(storage: Storage) -> Result<SuperChunk> {
+        let backing = match (&storage.urlpath, storage.contiguous) {
+            (None, false) => Backing::Chunks,
+            (None, true) => Backing::MemFrame,
+            (Some(p), true) => {
+                if p.exists() {
+                    return Err(Error::FileOpen);
+                }
+                Backing::File {
+                    path: p.clone(),
+                    base: 0,
+                    header_len: 0,
+                    data_len: 0,
+                }
+            }
+            (Some(p), false) => {
+                std::fs::create_dir(p).map_err(|_| Error::FileOpen)?;
+                Backing::Dir {
+                    path: p.clone(),
+                    next_id: 0,
+                }
+            }
+        };
+        let mut sc = SuperChunk::empty(&storage, backing);
+        sc.rewrite()?;
+        Ok(sc)
+    }
+
+    fn from_info(
+        info: &frame::FrameInfo,
+        backing: Backing,
+        io: Arc<dyn Backend>,
+        dparams: DParams,
+    ) -> SuperChunk {
+        let h = &info.header;
+        let cparams = CParams {
+            compcode: h.compcode,
+            compcode_meta: h.compcode_meta,
+            clevel: h.clevel,
+            use_dict: h.use_dict,
+            typesize: h.typesize,
+            nthreads: h.nthreads_c.max(1),
+            blocksize: h.blocksize,
+            splitmode: SplitMode::from_i32(h.splitmode as i32),
+            filters: h.filters,
+            filters_meta: h.filters_meta,
+            instr_codec: false,
+        };
+        let storage = Storage {
+            contiguous: true,
+            urlpath: None,
+            cparams,
+            dparams,
+            io,
+        };
+        let mut sc = SuperChunk::empty(&storage, backing);
+        sc.chunksize = h.chunksize;
+        sc.nbytes = h.nbytes;
+        sc.cbytes = h.cbytes;
+        sc.metalayers = info.metalayers.clone();
+        sc.vlmetalayers = info.vlmetalayers.clone();
+        sc
+    }
+
+    /// Nominal size of chunk `i` of `n` in a frame of fixed chunk size.
+    fn nominal_nbytes(h: &FrameHeader, i: i64, n: i64) -> i32 {
+        let cs = h.chunksize as i64;
+        if i == n - 1 && h.nbytes % cs != 0 {
+            (h.nbytes % cs) as i32
+        } else {
+            h.chunksize
+        }
+    }
+
+    /// A contiguous frame held in a buffer (`blosc2_schunk_from_buffer`).
+    /// `copy` gives a plain in-memory super-chunk, as upstream does.
+    pub fn from_buffer(buf: &[u8], copy: bool) -> Result<SuperChunk> {
+        let info = frame::read_info(&mut SliceSource(buf), false, true)?;
+        let backing = if copy {
+            Backing::Chunks
+        } else {
+            Backing::MemFrame
+        };
+        let mut sc = SuperChunk::from_info(
+            &info,
+            backing,
+            crate::io::default_backend(),
+            DParams::default(),
+        );
+        let h = &info.header;
+        let data_start = h.header_len as i64;
+        let mut cbytes = 0i64;
+        let mut nbytes = 0i64;
+        for (i, &off) in info.offsets.iter().enumerate() {
+            let nb = Self::nominal_nbytes(h, i as i64, info.nchunks);
+            let slot = match index::offset_special(off)? {
+                Some(k) => Slot::Special(k),
+                None => {
+                    let c = frame::read_chunk(&mut SliceSource(buf), data_start, h.cbytes, off)?;
+                    if ChunkHeader::read(&c)?.nbytes != nb {
+                        return Err(Error::InvalidHeader);
+                    }
+                    Slot::Data(c)
+                }
+            };
+            let mut e = Entry { slot, nbytes: nb };
+            if copy {
+                if let Slot::Special(_) = e.slot {
+                    e.slot = Slot::Data(sc.special_chunk(&e)?);
+                }
+            }
+            if let Slot::Data(d) = &e.slot {
+                cbytes += d.len() as i64;
+            }
+            nbytes += nb as i64;
+            sc.entries.push(e);
+        }
+        if nbytes != h.nbytes {
+            return Err(Error::InvalidHeader);
+        }
+        if copy {
+            sc.cbytes = cbytes;
+        }
+        sc.read_flags2()?;
+        Ok(sc)
+    }
+
+    /// Open a frame file at `offset`, or a sparse frame directory.
+    pub fn open(path: &Path, offset: u64, io: Arc<dyn Backend>) -> Result<SuperChunk> {
+        let meta = std::fs::metadata(path).map_err(|_| Error::FileOpen)?;
+        if meta.is_dir() {
+            if offset != 0 {
+                return Err(Error::InvalidParam);
+            }
+            let mut s = io.open(&sframe::index_path(path), Mode::Read)?;
+            let info = frame::read_info(
+                &mut StreamSource {
+                    stream: s.as_mut(),
+                    base: 0,
+                },
+                true,
+                false,
+            )?;
+            let next_id = info.offsets.iter().copied().max().unwrap_or(-1).max(-1) + 1;
+            let backing = Backing::Dir {
+                path: path.to_path_buf(),
+                next_id: next_id.max(info.nchunks),
+            };
+            let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
+            sc.fill_entries(&info, Slot::File)?;
+            sc.read_flags2()?;
+            return Ok(sc);
+        }
+        let mut s = io.open(path, Mode::Read)?;
+        let info = frame::read_info(
+            &mut StreamSource {
+                stream: s.as_mut(),
+                base: offset,
+            },
+            false,
+            false,
+        )?;
+        let backing = Backing::File {
+            path: path.to_path_buf(),
+            base: offset,
+            header_len: info.header.header_len as i64,
+            data_len: info.header.cbytes,
+        };
+        let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
+        *sc.reader.lock().map_err(|_| Error::Failure)? = Some(s);
+        sc.fill_entries(&info, Slot::Disk)?;
+        sc.read_flags2()?;
+        Ok(sc)
+    }
+
+    fn fill_entries(&mut self, info: &frame::FrameInfo, regular: fn(i64) -> Slot) -> Result<()> {
+        let h = &info.header;
+        for (i, &off) in info.offsets.iter().enumerate() {
+            let slot = match index::offset_special(off)? {
+                Some(k) => Slot::Special(k),
+                None => regular(off),
+            };
+            self.entries.push(Entry {
+                slot,
+                nbytes: Self::nominal_nbytes(h, i as i64, info.nchunks),
+            });
+        }
+        Ok(())
+    }
+
+    /// VL-block chunks are a 3.x extension not read yet: refuse them whole.
+    fn read_flags2(&mut self) -> Result<()> {
+        if self.entries.is_empty() {
+            return Ok(());
+        }
+        let c = self.chunk(0)?;
+        let h = ChunkHeader::read(&c)?;
+        if h.is_vlblocks() {
+            return Err(Error::VersionSupport);
+        }
+        self.flags2 = h.blosc2_flags2;
+        Ok(())
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self.backing {
+            Backing::Chunks => Kind::Chunks,
+            Backing::MemFrame => Kind::MemFrame,
+            Backing::File { .. } => Kind::File,
+            Backing::Dir { .. } => Kind::Dir,
+        }
+    }
+    pub fn is_frame(&self) -> bool {
+        !matches!(self.backing, Backing::Chunks)
+    }
+    pub fn urlpath(&self) -> Option<&Path> {
+        match &self.backing {
+            Backing::File { path, .. } | Backing::Dir { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+    pub fn cparams(&self) -> &CParams {
+        &self.cparams
+    }
+    pub fn dparams(&self) -> &DParams {
+        &self.dparams
+    }
+    pub fn nchunks(&self) -> i64 {
+        self.entries.len() as i64
+    }
+    pub fn nbytes(&self) -> i64 {
+        self.nbytes
+    }
+    pub fn cbytes(&self) -> i64 {
+        self.cbytes
+    }
+    pub fn chunksize(&self) -> i32 {
+        self.chunksize
+    }
+    pub fn typesize(&self) -> i32 {
+        self.cparams.typesize
+    }
+    pub fn flags2(&self) -> u8 {
+        self.flags2
+    }
+    pub fn io(&self) -> Arc<dyn Backend> {
+        self.io.clone()
+    }
+
+    fn check_index(&self, n: i64) -> Result<usize> {
+        if n < 0 || n >= self.nchunks() {
+            return Err(Error::InvalidIndex);
+        }
+        Ok(n as usize)
+    }
+
+    fn special_chunk(&self, e: &Entry) -> Result<Vec<u8>> {
+        let Slot::Special(kind) = e.slot else {
+            return Err(Error::Failure);
+        };
+        let p = CParams {
+            typesize: self.cparams.typesize,
+            blocksize: self.blocksize,
+            ..CParams::default()
+        };
+        let mut out = vec![0u8; EXTENDED_HEADER_LENGTH];
+        let n = make_special(&p, kind, e.nbytes, None, &mut out)?;
+        out.truncate(n);
+        Ok(out)
+    }
+
+    fn with_reader<T>(&self, f: impl FnOnce(&mut dyn Stream) -> Result<T>) -> Result<T> {
+        let Backing::File { path, .. } = &self.backing else {
+            return Err(Error::Failure);
+        };
+        let mut g = self.reader.lock().map_err(|_| Error::Failure)?;
+        if g.is_none() {
+            *g = Some(self.io.open(path, Mode::Read)?);
+        }
+        match g.as_mut() {
+            Some(s) => f(s.as_mut()),
+            None => Err(Error::FileOpen),
+        }
+    }
+
+    /// The compressed bytes of chunk `n` (special chunks are synthesized).
+    pub fn chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.check_index(n)?;
+        let e = &self.entries[i];
+        match (&e.slot, &self.backing) {
+            (Slot::Data(d), _) => Ok(Cow::Borrowed(d)),
+            (Slot::Special(_), _) => Ok(Cow::Owned(self.special_chunk(e)?)),
+            (
+                Slot::Disk(off),
+                Backing::File {
+                    base,
+                    header_len,
+                    data_len,
+                    ..
+                },
+            ) => {
+                let (base, hl, dl, off) = (*base, *header_len, *data_len, *off);
+                self.with_reader(|s| {
+                    frame::read_chunk(&mut StreamSource { stream: s, base }, hl, dl, off)
+                })
+                .map(Cow::Owned)
+            }
+            (Slot::File(id), Backing::Dir { path, .. }) => {
+                let mut s = self.io.open(&sframe::chunk_path(path, *id), Mode::Read)?;
+                let size = s.size()?;
+                if size < EXTENDED_HEADER_LENGTH as u64 || size > i32::MAX as u64 {
+                    return Err(Error::ReadBuffer);
+                }
+                let v = crate::io::read_vec(s.as_mut(), 0, size as usize)?;
+                let cb = ChunkHeader::read(&v)?.cbytes as usize;
+                if cb > v.len() {
+                    return Err(Error::ReadBuffer);
+                }
+                Ok(Cow::Owned(v[..cb].to_vec()))
+            }
+            _ => Err(Error::Failure),
+        }
+    }
+
+    /// Decompress chunk `n` into `dest`; returns its size.
+    pub fn decompress_chunk(&self, n: i64, dest: &mut [u8]) -> Result<usize> {
+        let c = self.chunk(n)?;
+        let nb = ChunkHeader::read(&c)?.nbytes;
+        if (dest.len() as i64) < nb as i64 {
+            return Err(Error::InvalidParam);
+        }
+        let mut d = self.decomp.lock().map_err(|_| Error::Failure)?;
+        d.decompress(&c, dest)
+    }
+
+    /// Check `chunk` and work out its sizes and whether it goes in as a
+    /// special offset.
+    fn admit(&self, chunk: &[u8]) -> Result<(i32, i32, bool)> {
+        let h = ChunkHeader::read(chunk)?;
+        if h.cbytes as usize > chunk.len() {
+            return Err(Error::ReadBuffer);
+        }
+        if h.is_vlblocks() {
+            return Err(Error::VersionSupport);
+        }
+        let special = self.is_frame()
+            && matches!(
+                special_kind(chunk)?,
+                Special::Zero | Special::Nan | Special::Uninit
+            );
+        Ok((h.nbytes, h.cbytes, special))
+    }
+
+    /// Store `chunk` (already admitted) and return its slot.
+    fn store(&mut self, chunk: &[u8], special: bool) -> Result<Slot> {
+        if special {
+            return Ok(Slot::Special(special_kind(chunk)?));
+        }
+        let cb = ChunkHeader::read(chunk)?.cbytes as usize;
+        let chunk = &chunk[..cb];
+        match &mut self.backing {
+            Backing::Chunks | Backing::MemFrame => Ok(Slot::Data(chunk.to_vec())),
+            Backing::File {
+                path,
+                base,
+                header_len,
+                data_len,
+            } => {
+                let mut s = self.io.open(path, Mode::Update)?;
+                let pos = (*base as i64)
+                    .checked_add(*header_len)
+                    .and_then(|v| v.checked_add(*data_len))
+                    .ok_or(Error::FileWrite)?;
+                s.write_all_at(pos as u64, chunk)?;
+                let off = *data_len;
+                *data_len += cb as i64;
+                Ok(Slot::Disk(off))
+            }
+            Backing::Dir { path, next_id } => {
+                let id = *next_id;
+                let mut s = self.io.open(&sframe::chunk_path(path, id), Mode::Create)?;
+                s.write_all_at(0, chunk)?;
+                *next_id += 1;
+                Ok(Slot::File(id))
+            }
+        }
+    }
+
+    fn slot_cbytes(&self, i: usize) -> Result<i64> {
+        Ok(match &self.entries[i].slot {
+            Slot::Special(_) => 0,
+            Slot::Data(d) => d.len() as i64,
+            _ => self.chunk(i as i64)?.len() as i64,
+        })
+    }
+
+    /// Append a compressed chunk; returns the new number of chunks.
+    pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
+        let (nb, cb, special) = self.admit(chunk)?;
+        let n = self.entries.len();
+        if self.chunksize == -1 || n == 0 {
+            self.chunksize = nb;
+        } else {
+            let last = self.entries[n - 1].nbytes;
+            if last < self.chunksize || nb > self.chunksize {
+                // variable-size chunks are a later extension
+                return Err(Error::ChunkAppend);
+            }
+        }
+        if n == 0 {
+            self.flags2 = ChunkHeader::read(chunk)?.blosc2_flags2;
+        }
+        let slot = self.store(chunk, special)?;
+        self.entries.push(Entry { slot, nbytes: nb });
+        self.nbytes += nb as i64;
+        if !special {
+            self.cbytes += cb as i64;
+        }
+        self.flush()?;
+        Ok(self.nchunks())
+    }
+
+    /// Compress `src` with the super-chunk's parameters and append it.
+    pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
+        let mut out = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
+        let n = self.comp.compress(src, &mut out)?;
+        out.truncate(n);
+        self.append_chunk(&out)
+    }
+
+    /// Compress `src` with the super-chunk's parameters.
+    pub fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
+        let n = self.comp.compress(src, &mut out)?;
+        out.truncate(n);
+        Ok(out)
+    }
+
+    /// Insert a chunk at position `n`; returns the new number of chunks.
+    pub fn insert_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        if n < 0 || n > self.nchunks() {
+            return Err(Error::InvalidIndex);
+        }
+        if n == self.nchunks() {
+            return self.append_chunk(chunk);
+        }
+        let (nb, cb, special) = self.admit(chunk)?;
+        if nb != self.chunksize {
+            return Err(Error::ChunkInsert);
+        }
+        let slot = self.store(chunk, special)?;
+        self.entries.insert(n as usize, Entry { slot, nbytes: nb });
+        self.nbytes += nb as i64;
+        if !special {
+            self.cbytes += cb as i64;
+        }
+        self.flush()?;
+        Ok(self.nchunks())
+    }
+
+    /// Replace chunk `n`; returns the number of chunks.
+    pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        let i = self.check_index(n)?;
+        let (nb, cb, special) = self.admit(chunk)?;
+        let last = i + 1 == self.entries.len();
+        if nb != self.entries[i].nbytes && !(last && nb <= self.chunksize) {
+            return Err(Error::ChunkUpdate);
+        }
+        let old_cb = self.slot_cbytes(i)?;
+        // A sparse frame keeps chunk file names; overwrite the old file.
+        let slot = match (&self.entries[i].slot, &self.backing, special) {
+            (Slot::File(id), Backing::Dir { path, .. }, false) => {
+                let cbu = cb as usize;
+                let mut s = self.io.open(&sframe::chunk_path(path, *id), Mode::Create)?;
+                s.write_all_at(0, &chunk[..cbu])?;
+                Slot::File(*id)
+            }
+            _ => self.store(chunk, special)?,
+        };
+        self.nbytes += nb as i64 - self.entries[i].nbytes as i64;
+        self.cbytes += if special { 0 } else { cb as i64 } - old_cb;
+        self.entries[i] = Entry { slot, nbytes: nb };
+        self.flush()?;
+        Ok(self.nchunks())
+    }
+
+    /// Delete chunk `n`; returns the new number of chunks.
+    pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+        let i = self.check_index(n)?;
+        let old_cb = self.slot_cbytes(i)?;
+        let e = self.entries.remove(i);
+        self.nbytes -= e.nbytes as i64;
+        self.cbytes -= old_cb;
+        if let (Slot::File(id), Backing::Dir { path, .. }) = (&e.slot, &self.backing) {
+            let _ = std::fs::remove_file(sframe::chunk_path(path, *id));
+        }
+        self.flush()?;
+        Ok(self.nchunks())
+    }
+
+    /// New order: chunk `i` becomes the old chunk `order[i]`.
+    pub fn reorder(&mut self, order: &[i64]) -> Result<()> {
+        let n = self.entries.len();
+        if order.len() < n {
+            return Err(Error::Data);
+        }
+        let mut seen = vec![false; n];
+        for &o in &order[..n] {
+            if o < 0 || o as usize >= n || seen[o as usize] {
+                return Err(Error::Data);
+            }
+            seen[o as usize] = true;
+        }
+        let new: Vec<Entry> = order[..n]
+            .iter()
+            .map(|&o| self.entries[o as usize].clone())
+            .collect();
+        if new
+            .iter()
+            .take(n.saturating_sub(1))
+            .any(|e| e.nbytes != self.chunksize)
+        {
+            // a short chunk anywhere but last would make chunks variable-size
+            return Err(Error::Data);
+        }
+        self.entries = new;
+        self.flush()
+    }
+
+    /// Fill an empty super-chunk with `nitems` special values in chunks of
+    /// `chunksize` bytes; returns the number of chunks.
+    pub fn fill_special(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<i64> {
+        if nitems == 0 {
+            return Ok(0);
+        }
+        let ts = self.cparams.typesize as i64;
+        if nitems < 0 || chunksize <= 0 || ts <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        if self.nbytes > 0 || self.cbytes > 0 {
+            return Err(Error::FrameSpecial);
+        }
+        if !matches!(kind, Special::Zero | Special::Nan | Special::Uninit) {
+            return Err(Error::SchunkSpecial);
+        }
+        let items = chunksize as i64 / ts;
+        if items <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let full = nitems / items;
+        let left = nitems % items;
+        let total = full + i64::from(left != 0);
+        if total > (i32::MAX as i64) / 8 || nitems > i64::MAX / ts {
+            return Err(Error::SchunkSpecial);
+        }
+        let p = CParams {
+            blocksize: self.blocksize,
+            ..self.cparams.clone()
+        };
+        let mk = |nb: i32| -> Result<Vec<u8>> {
+            let mut out = vec![0u8; EXTENDED_HEADER_LENGTH];
+            let n = make_special(&p, kind, nb, None, &mut out)?;
+            out.truncate(n);
+            Ok(out)
+        };
+        let full_chunk = mk(chunksize)?;
+        let left_chunk = mk((left * ts) as i32)?;
+        self.entries.clear();
+        self.chunksize = chunksize;
+        for i in 0..total {
+            let (c, nb) = if i < full {
+                (&full_chunk, chunksize)
+            } else {
+                (&left_chunk, (left * ts) as i32)
+            };
+            let slot = if self.is_frame() {
+                Slot::Special(kind)
+            } else {
+                self.cbytes += c.len() as i64;
+                Slot::Data(c.clone())
+            };
+            self.entries.push(Entry { slot, nbytes: nb });
+        }
+        self.nbytes = nitems * ts;
+        self.flush()?;
+        Ok(self.nchunks())
+    }
+
+    fn slice_geometry(&self, start: i64, stop: i64, len: usize) -> Result<(i64, i64)> {
+        let ts = self.cparams.typesize as i64;
+        let bstart = start.checked_mul(ts).ok_or(Error::InvalidParam)?;
+        let bstop = stop.checked_mul(ts).ok_or(Error::InvalidParam)?;
+        if start < 0 || stop < start || bstop > self.nbytes {
+            return Err(Error::InvalidParam);
+        }
+        if ((bstop - bstart) as u64) > len as u64 {
+            return Err(Error::InvalidParam);
+        }
+        if bstop > bstart && self.chunksize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        Ok((bstart, bstop))
+    }
+
+    /// Items `start..stop` (in units of typesize) into `dest`.
+    pub fn get_slice(&self, start: i64, stop: i64, dest: &mut [u8]) -> Result<()> {
+        let (bstart, bstop) = self.slice_geometry(start, stop, dest.len())?;
+        let cs = self.chunksize.max(1) as i64;
+        let mut pos = bstart;
+        let mut tmp = Vec::new();
+        while pos < bstop {
+            let n = pos / cs;
+            let in_chunk = pos - n * cs;
+            let e_nb = self
+                .entries
+                .get(n as usize)
+                .ok_or(Error::InvalidIndex)?
+                .nbytes as i64;
+            let take = (bstop - pos).min(e_nb - in_chunk);
+            if take <= 0 {
+                return Err(Error::Data);
+            }
+            let out = &mut dest[(pos - bstart) as usize..(pos - bstart + take) as usize];
+            if in_chunk == 0 && take == e_nb {
+                self.decompress_chunk(n, out)?;
+            } else {
+                let c = self.chunk(n)?;
+                let mut d = self.decomp.lock().map_err(|_| Error::Failure)?;
+                let got = d.getitem_bytes(&c, in_chunk as i32, take as i32, out);
+                if got.is_err() {
+                    // fall back to a whole-chunk decode
+                    tmp.resize(e_nb as usize, 0);
+                    d.decompress(&c, &mut tmp)?;
+                    out.copy_from_slice(&tmp[in_chunk as usize..(in_chunk + take) as usize]);
+                }
+            }
+            pos += take;
+        }
+        Ok(())
+    }
+
+    /// Overwrite items `start..stop` with `src`, recompressing the chunks.
+    pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        let (bstart, bstop) = self.slice_geometry(start, stop, src.len())?;
+        let cs = self.chunksize.max(1) as i64;
+        let mut pos = bstart;
+        let mut tmp = Vec::new();
+        while pos < bstop {
+            let n = pos / cs;
+            let in_chunk = pos - n * cs;
+            let e_nb = self
+                .entries
+                .get(n as usize)
+                .ok_or(Error::InvalidIndex)?
+                .nbytes as i64;
+            let take = (bstop - pos).min(e_nb - in_chunk);
+            if take <= 0 {
+                return Err(Error::Data);
+            }
+            let part = &src[(pos - bstart) as usize..(pos - bstart + take) as usize];
+            tmp.resize(e_nb as usize, 0);
+            if !(in_chunk == 0 && take == e_nb) {
+                self.decompress_chunk(n, &mut tmp)?;
+            }
+            tmp[in_chunk as usize..(in_chunk + take) as usize].copy_from_slice(part);
+            let c = self.compress(&tmp)?;
+            self.update_chunk(n, &c)?;
+            pos += take;
+        }
+        Ok(())
+    }
+
+    // ----- metalayers -----
+
+    /// Add a fixed-size metalayer; returns its index.
+    pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        metalayers::check_name(name)?;
+        if metalayers::find(&self.metalayers, name).is_some()
+            || self.metalayers.len() >= MAX_METALAYERS
+        {
+            return Err(Error::InvalidParam);
+        }
+        self.metalayers.push(Metalayer {
+            name: name.into(),
+            content: content.to_vec(),
+        });
+        if let Err(e) = self.flush() {
+            self.metalayers.pop();
+            return Err(e);
+        }
+        Ok(self.metalayers.len() - 1)
+    }
+
+    /// Overwrite a metalayer's content in place (it cannot grow, as in the
+    /// reference: a longer content is silently ignored).
+    pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        metalayers::check_name(name)?;
+        let i = metalayers::find(&self.metalayers, name).ok_or(Error::NotFound)?;
+        if content.len() > self.metalayers[i].content.len() {
+            return Ok(i);
+        }
+        self.metalayers[i].content[..content.len()].copy_from_slice(content);
+        self.flush()?;
+        Ok(i)
+    }
+
+    /// Add a variable-length metalayer, compressed with `cparams` (the
+    /// reference defaults when None); returns its index.
+    pub fn vlmeta_add(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
+        metalayers::check_name(name)?;
+        if metalayers::find(&self.vlmetalayers, name).is_some()
+            || self.vlmetalayers.len() >= MAX_METALAYERS
+        {
+            return Err(Error::InvalidParam);
+        }
+        let c = compress_vlmeta(content, cparams)?;
+        self.vlmetalayers.push(Metalayer {
+            name: name.into(),
+            content: c,
+        });
+        if let Err(e) = self.flush() {
+            self.vlmetalayers.pop();
+            return Err(e);
+        }
+        Ok(self.vlmetalayers.len() - 1)
+    }
+
+    pub fn vlmeta_update(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
+        metalayers::check_name(name)?;
+        let i = metalayers::find(&self.vlmetalayers, name).ok_or(Error::NotFound)?;
+        let c = compress_vlmeta(content, cparams)?;
+        let old = std::mem::replace(&mut self.vlmetalayers[i].content, c);
+        if let Err(e) = self.flush() {
+            self.vlmetalayers[i].content = old;
+            return Err(e);
+        }
+        Ok(i)
+    }
+
+    /// Decompressed content of a variable-length metalayer.
+    pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
+        metalayers::check_name(name)?;
+        let i = metalayers::find(&self.vlmetalayers, name).ok_or(Error::NotFound)?;
+        let c = &self.vlmetalayers[i].content;
+        let h = ChunkHeader::read(c)?;
+        if h.cbytes as usize != c.len() || h.nbytes < 0 {
+            return Err(Error::Data);
+        }
+        let mut out = vec![0u8; h.nbytes as usize];
+        let mut d = Decompressor::new(self.dparams.clone());
+        if d.decompress(c, &mut out)? != out.len() {
+            return Err(Error::ReadBuffer);
+        }
+        Ok(out)
+    }
+
+    /// Delete a variable-length metalayer; returns how many are left.
+    pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        metalayers::check_name(name)?;
+        let i = metalayers::find(&self.vlmetalayers, name).ok_or(Error::NotFound)?;
+        self.vlmetalayers.remove(i);
+        self.flush()?;
+        Ok(self.vlmetalayers.len())
+    }
+
+    // ----- frames -----
+
+    fn frame_header(&self, sparse: bool, cbytes: i64) -> FrameHeader {
+        FrameHeader {
+            header_len: 0,
+            frame_len: 0,
+            general_flags: fh::VERSION_RC1 | fh::OFFSETS_64BIT,
+            frame_type: if sparse { fh::SPARSE } else { fh::CONTIGUOUS },
+            compcode: self.cparams.compcode,
+            clevel: self.cparams.clevel,
+            splitmode: self.cparams.splitmode as u8,
+            nbytes: self.nbytes,
+            cbytes,
+            typesize: self.cparams.typesize,
+            blocksize: self.blocksize,
+            chunksize: self.chunksize,
+            nthreads_c: self.cparams.nthreads,
+            nthreads_d: self.dparams.nthreads,
+            has_vlmetalayers: !self.vlmetalayers.is_empty(),
+            filters: self.cparams.filters,
+            filters_meta: self.cparams.filters_meta,
+            compcode_meta: self.cparams.compcode_meta,
+            use_dict: self.cparams.use_dict,
+        }
+    }
+
+    /// Serialize as a contiguous frame (`blosc2_schunk_to_buffer`).
+    pub fn to_frame(&self) -> Result<Vec<u8>> {
+        let mut data = Vec::new();
+        let mut offsets = Vec::with_capacity(self.entries.len());
+        for (i, e) in self.entries.iter().enumerate() {
+            if let Slot::Special(k) = e.slot {
+                offsets.push(index::special_offset(k));
+                continue;
+            }
+            offsets.push(data.len() as i64);
+            data.extend_from_slice(&self.chunk(i as i64)?);
+        }
+        let h = self.frame_header(false, data.len() as i64);
+        cframe::encode_frame(&h, &self.metalayers, &self.vlmetalayers, &offsets, &data)
+    }
+
+    /// Length of the frame this super-chunk is or would be.
+    pub fn frame_len(&self) -> Result<i64> {
+        match &self.backing {
+            Backing::Chunks => Ok(self.cbytes + self.nchunks() * 8),
+            Backing::File { data_len, .. } => {
+                let p = self.parts(false, *data_len)?;
+                Ok(p.frame_len(*data_len))
+            }
+            Backing::Dir { .. } => Ok(self.parts(true, 0)?.frame_len(0)),
+            Backing::MemFrame => Ok(self.to_frame()?.len() as i64),
+        }
+    }
+
+    fn parts(&self, sparse: bool, data_len: i64) -> Result<cframe::Parts> {
+        let offsets: Vec<i64> = self
+            .entries
+            .iter()
+            .map(|e| match e.slot {
+                Slot::Special(k) => Ok(index::special_offset(k)),
+                Slot::Disk(o) | Slot::File(o) => Ok(o),
+                Slot::Data(_) => Err(Error::Failure),
+            })
+            .collect::<Result<_>>()?;
+        let cb = if sparse { self.cbytes } else { data_len };
+        let h = self.frame_header(sparse, cb);
+        cframe::encode_parts(&h, &self.metalayers, &self.vlmetalayers, &offsets, data_len)
+    }
+
+    /// Bring the on-disk frame up to date after a change.
+    fn flush(&mut self) -> Result<()> {
+        match &self.backing {
+            Backing::Chunks | Backing::MemFrame => Ok(()),
+            Backing::Dir { path, .. } => {
+                let p = self.parts(true, 0)?;
+                let mut s = self.io.open(&sframe::index_path(path), Mode::Create)?;
+                let mut buf = p.header;
+                buf.extend_from_slice(&p.index);
+                buf.extend_from_slice(&p.trailer);
+                s.write_all_at(0, &buf)
+            }
+            Backing::File {
+                path,
+                base,
+                header_len,
+                data_len,
+            } => {
+                let (base, hl, dl) = (*base, *header_len, *data_len);
+                let p = self.parts(false, dl)?;
+                if p.header.len() as i64 != hl {
+                    return self.rewrite();
+                }
+                let mut s = self.io.open(path, Mode::Update)?;
+                let mut tail = p.index;
+                tail.extend_from_slice(&p.trailer);
+                let tail_at = base + (hl + dl) as u64;
+                s.write_all_at(tail_at, &tail)?;
+                s.truncate(tail_at + tail.len() as u64)?;
+                s.write_all_at(base, &p.header)
+            }
+        }
+    }
+
+    /// Write the whole frame anew (new frames, header size changes), which
+    /// also compacts the holes updates left in a contiguous file.
+    fn rewrite(&mut self) -> Result<()> {
+        match &self.backing {
+            Backing::Chunks | Backing::MemFrame => Ok(()),
+            Backing::Dir { .. } => self.flush(),
+            Backing::File { path, base, .. } => {
+                let (path, base) = (path.clone(), *base);
+                let mut data = Vec::new();
+                let mut new_entries = self.entries.clone();
+                for (i, e) in new_entries.iter_mut().enumerate() {
+                    if let Slot::Special(_) = e.slot {
+                        continue;
+                    }
+                    let c = self.chunk(i as i64)?;
+                    e.slot = Slot::Disk(data.len() as i64);
+                    data.extend_from_slice(&c);
+                }
+                let old = std::mem::replace(&mut self.entries, new_entries);
+                let p = match self.parts(false, data.len() as i64) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.entries = old;
+                        return Err(e);
+                    }
+                };
+                let mode = if base == 0 {
+                    Mode::Create
+                } else {
+                    Mode::Update
+                };
+                let mut s = self.io.open(&path, mode)?;
+                let mut buf = p.header;
+                let hl = buf.len() as i64;
+                buf.extend_from_slice(&data);
+                buf.extend_from_slice(&p.index);
+                buf.extend_from_slice(&p.trailer);
+                s.write_all_at(base, &buf)?;
+                s.truncate(base + buf.len() as u64)?;
+                self.backing = Backing::File {
+                    path,
+                    base,
+                    header_len: hl,
+                    data_len: data.len() as i64,
+                };
+                *self.reader.lock().map_err(|_| Error::Failure)? = None;
+                Ok(())
+            }
+        }
+    }
+
+    /// Write the super-chunk as a contiguous frame file (replacing it).
+    pub fn to_file(&self, path: &Path) -> Result<i64> {
+        let f = self.to_frame()?;
+        std::fs::write(path, &f).map_err(io_code)?;
+        Ok(f.len() as i64)
+    }
+
+    /// Append the super-chunk as a contiguous frame to `path`; returns the
+    /// offset where it starts.
+    pub fn append_file(&self, path: &Path) -> Result<i64> {
+        let f = self.to_frame()?;
+        let mut s = self.io.open(path, Mode::Append)?;
+        let at = s.size()?;
+        s.write_all_at(at, &f)?;
+        Ok(at as i64)
+    }
+
+    /// Offsets of the chunks in the frame, as `blosc2_frame_get_offsets`.
+    pub fn offsets(&self) -> Result<Vec<i64>> {
+        match &self.backing {
+            Backing::File { .. } | Backing::Dir { .. } => self
+                .entries
+                .iter()
+                .map(|e| match e.slot {
+                    Slot::Special(k) => Ok(index::special_offset(k)),
+                    Slot::Disk(o) | Slot::File(o) => Ok(o),
+                    Slot::Data(_) => Err(Error::Failure),
+                })
+                .collect(),
+            Backing::MemFrame => {
+                let mut off = 0i64;
+                Ok(self
+                    .entries
+                    .iter()
+                    .map(|e| match &e.slot {
+                        Slot::Data(d) => {
+                            let o = off;
+                            off += d.len() as i64;
+                            o
+                        }
+                        Slot::Special(k) => index::special_offset(*k),
+                        _ => 0,
+                    })
+                    .collect())
+            }
+            Backing::Chunks => Err(Error::InvalidParam),
+        }
+    }
+
+    /// Copy into new storage (`blosc2_schunk_copy`).
+    pub fn copy_to(&self, storage: Storage) -> Result<SuperChunk> {
+        let mut st = storage;
+        st.cparams = CParams {
+            nthreads: st.cparams.nthreads,
+            ..self.cparams.clone()
+        };
+        let mut sc = SuperChunk::new(st)?;
+        sc.blocksize = self.blocksize;
+        for m in &self.metalayers {
+            sc.meta_add(&m.name, &m.content)?;
+        }
+        for i in 0..self.nchunks() {
+            let c = self.chunk(i)?;
+            sc.append_chunk(&c)?;
+        }
+        sc.vlmetalayers = self.vlmetalayers.clone();
+        sc.flush()?;
+        Ok(sc)
+    }
+}
+
+fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>> {
+    let p = cparams.cloned().unwrap_or_default();
+    let mut c = Compressor::new(p);
+    let mut out = vec![0u8; content.len() + EXTENDED_HEADER_LENGTH];
+    let n = c.compress(content, &mut out)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

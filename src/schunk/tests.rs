@@ -1,0 +1,280 @@
+//! Frames written by the reference libraries (the shared interop corpus)
+//! open with the right counts and metalayers and every chunk decodes; frames
+//! we write read back the same.
+
+use super::*;
+use serde_json::Value;
+
+fn shared() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    if p.join("interop").is_dir() {
+        Some(p)
+    } else {
+        eprintln!("SKIP: ../shared not found: corpus frame tests not run");
+        None
+    }
+}
+
+fn open_entry(dir: &Path, e: &Value) -> Result<Vec<SuperChunk>> {
+    let path = dir.join(e["path"].as_str().unwrap_or(""));
+    let kind = e["kind"].as_str().unwrap_or("");
+    let io = crate::io::default_backend();
+    Ok(match kind {
+        "cframe" | "cframe-file" => {
+            let buf = std::fs::read(&path).map_err(|_| Error::FileRead)?;
+            vec![
+                SuperChunk::from_buffer(&buf, false)?,
+                SuperChunk::from_buffer(&buf, true)?,
+                SuperChunk::open(&path, 0, io)?,
+            ]
+        }
+        "sframe" => vec![SuperChunk::open(&path, 0, io)?],
+        "offset-frame" => {
+            let off = e["params"]["offset"].as_u64().unwrap_or(0);
+            vec![SuperChunk::open(&path, off, io)?]
+        }
+        _ => vec![],
+    })
+}
+
+fn check(sc: &SuperChunk, exp: &Value) -> std::result::Result<(), String> {
+    let want = |k: &str| exp[k].as_i64().unwrap_or(-99);
+    if sc.nchunks() != want("nchunks") || sc.nbytes() != want("nbytes") {
+        return Err(format!("nchunks/nbytes {} {}", sc.nchunks(), sc.nbytes()));
+    }
+    if sc.chunksize() as i64 != want("chunksize") || sc.typesize() as i64 != want("typesize") {
+        return Err(format!(
+            "chunksize {} typesize {}",
+            sc.chunksize(),
+            sc.typesize()
+        ));
+    }
+    for m in exp["metalayers"].as_array().into_iter().flatten() {
+        let name = m["name"].as_str().unwrap_or("");
+        let i = metalayers::find(&sc.metalayers, name).ok_or(format!("meta {name}"))?;
+        if sc.metalayers[i].content.len() as i64 != m["len"].as_i64().unwrap_or(-1) {
+            return Err(format!("meta {name} len"));
+        }
+    }
+    for m in exp["vlmetalayers"].as_array().into_iter().flatten() {
+        let name = m["name"].as_str().unwrap_or("");
+        let v = sc
+            .vlmeta_get(name)
+            .map_err(|e| format!("vlmeta {name}: {e:?}"))?;
+        if v.len() as i64 != m["len"].as_i64().unwrap_or(-1) {
+            return Err(format!("vlmeta {name} len"));
+        }
+    }
+    let mut sum = 0i64;
+    for i in 0..sc.nchunks() {
+        let c = sc.chunk(i).map_err(|e| format!("chunk {i}: {e:?}"))?;
+        let nb = ChunkHeader::read(&c).map_err(|e| format!("{e:?}"))?.nbytes;
+        if let Some(cj) = exp["chunks"].get(i as usize) {
+            if cj["nbytes"].as_i64() != Some(nb as i64) {
+                return Err(format!("chunk {i} nbytes"));
+            }
+        }
+        let mut buf = vec![0u8; nb as usize];
+        sc.decompress_chunk(i, &mut buf)
+            .map_err(|e| format!("decompress {i}: {e:?}"))?;
+        sum += nb as i64;
+    }
+    if sum != sc.nbytes() {
+        return Err("sum of chunk nbytes".into());
+    }
+    for s in exp["slices"].as_array().into_iter().flatten() {
+        let (a, b) = (
+            s["start"].as_i64().unwrap_or(0),
+            s["stop"].as_i64().unwrap_or(0),
+        );
+        let mut buf = vec![0u8; ((b - a) * sc.typesize() as i64) as usize];
+        sc.get_slice(a, b, &mut buf)
+            .map_err(|e| format!("slice {a}..{b}: {e:?}"))?;
+    }
+    Ok(())
+}
+
+fn run_manifest(dir: &Path) -> (usize, Vec<String>) {
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let mut ok = 0;
+    let mut bad = Vec::new();
+    for e in m["entries"].as_array().unwrap() {
+        let kind = e["kind"].as_str().unwrap_or("");
+        if !["cframe", "cframe-file", "sframe", "offset-frame"].contains(&kind) {
+            continue;
+        }
+        let id = e["id"].as_str().unwrap_or("?");
+        // 3.x extensions (variable-size chunks, VL blocks) are refused for now
+        let v3 = e["category"].as_str() == Some("v3")
+            || id.contains("varchunks")
+            || id.contains("vlblocks");
+        match open_entry(dir, e) {
+            Ok(scs) => {
+                let r: std::result::Result<Vec<()>, String> =
+                    scs.iter().map(|sc| check(sc, &e["expected"])).collect();
+                match (r, v3) {
+                    (Ok(_), _) => ok += 1,
+                    (Err(msg), false) => bad.push(format!("{id}: {msg}")),
+                    (Err(msg), true) => {
+                        bad.push(format!("{id} (v3, must error, not misread): {msg}"))
+                    }
+                }
+            }
+            Err(_) if v3 => ok += 1,
+            Err(err) => bad.push(format!("{id}: open: {err:?}")),
+        }
+    }
+    (ok, bad)
+}
+
+#[test]
+fn reference_corpus_frames() {
+    let Some(sh) = shared() else { return };
+    for v in ["ref-3.3.5", "ref-2.22.1"] {
+        let (ok, bad) = run_manifest(&sh.join("interop").join(v));
+        eprintln!("{v}: {ok} frames ok, {} failed", bad.len());
+        assert!(bad.is_empty(), "{v}: {bad:#?}");
+    }
+    let (ok, bad) = run_manifest(&sh.join("upstream-data"));
+    eprintln!("upstream-data: {ok} frames ok");
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+#[test]
+fn fuzz_corpus_never_panics() {
+    let Some(sh) = shared() else { return };
+    let dir = sh.join("upstream-data/tests/fuzz/corpus");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for f in rd.flatten() {
+        let buf = std::fs::read(f.path()).unwrap();
+        if let Ok(sc) = SuperChunk::from_buffer(&buf, false) {
+            for i in 0..sc.nchunks() {
+                let mut out = vec![0u8; sc.chunksize().max(0) as usize];
+                let _ = sc.decompress_chunk(i, &mut out);
+            }
+        }
+        // every truncation too
+        for cut in [0, 1, 16, 87, buf.len() / 2, buf.len().saturating_sub(1)] {
+            let _ = SuperChunk::from_buffer(&buf[..cut.min(buf.len())], false);
+        }
+    }
+}
+
+fn sample(n: usize, seed: u32) -> Vec<u8> {
+    (0..n)
+        .map(|i| ((i as u32).wrapping_mul(seed) >> 3) as u8)
+        .collect()
+}
+
+fn ops_round_trip(storage: Storage, reopen: Option<&dyn Fn() -> SuperChunk>) {
+    let cp = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    let mut sc = SuperChunk::new(Storage {
+        cparams: cp,
+        ..storage
+    })
+    .unwrap();
+    sc.meta_add("m1", b"hello").unwrap();
+    let chunks: Vec<Vec<u8>> = (0..5).map(|i| sample(4000, 7 + i)).collect();
+    for c in &chunks {
+        sc.append_buffer(c).unwrap();
+    }
+    sc.vlmeta_add("v1", &sample(300, 3), None).unwrap();
+    let ins = sc.compress(&sample(4000, 99)).unwrap();
+    sc.insert_chunk(2, &ins).unwrap();
+    let upd = sc.compress(&sample(4000, 55)).unwrap();
+    sc.update_chunk(0, &upd).unwrap();
+    sc.delete_chunk(4).unwrap();
+    sc.reorder(&[4, 3, 2, 1, 0]).unwrap();
+    sc.meta_update("m1", b"HELLO").unwrap();
+    sc.vlmeta_add("v2", b"x", None).unwrap();
+    sc.vlmeta_delete("v1").unwrap();
+    let mut model = chunks.clone();
+    model.insert(2, sample(4000, 99));
+    model[0] = sample(4000, 55);
+    model.remove(4);
+    model.reverse();
+    let check = |sc: &SuperChunk| {
+        assert_eq!(sc.nchunks(), 5);
+        for (i, m) in model.iter().enumerate() {
+            let mut out = vec![0u8; 4000];
+            sc.decompress_chunk(i as i64, &mut out).unwrap();
+            assert_eq!(&out, m, "chunk {i}");
+        }
+        let mut s = vec![0u8; 400];
+        sc.get_slice(900, 1000, &mut s).unwrap();
+        assert_eq!(&s[..], &model[0][3600..4000]);
+        assert_eq!(sc.metalayers[0].content, b"HELLO");
+        assert_eq!(sc.vlmeta_get("v2").unwrap(), b"x");
+        assert!(sc.vlmeta_get("v1").is_err());
+    };
+    check(&sc);
+    let f = sc.to_frame().unwrap();
+    check(&SuperChunk::from_buffer(&f, false).unwrap());
+    check(&SuperChunk::from_buffer(&f, true).unwrap());
+    if let Some(r) = reopen {
+        drop(sc);
+        check(&r());
+    }
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("b2rs-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    let _ = std::fs::remove_dir_all(&p);
+    p
+}
+
+#[test]
+fn round_trips() {
+    ops_round_trip(Storage::default(), None);
+    ops_round_trip(
+        Storage {
+            contiguous: true,
+            ..Storage::default()
+        },
+        None,
+    );
+    let f = tmp("c.b2frame");
+    ops_round_trip(
+        Storage {
+            contiguous: true,
+            urlpath: Some(f.clone()),
+            ..Storage::default()
+        },
+        Some(&|| SuperChunk::open(&f, 0, crate::io::default_backend()).unwrap()),
+    );
+    let d = tmp("s.b2frame");
+    ops_round_trip(
+        Storage {
+            contiguous: false,
+            urlpath: Some(d.clone()),
+            ..Storage::default()
+        },
+        Some(&|| SuperChunk::open(&d, 0, crate::io::default_backend()).unwrap()),
+    );
+    let _ = std::fs::remove_file(&f);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn special_fill_and_offsets() {
+    let mut sc = SuperChunk::new(Storage {
+        contiguous: true,
+        ..Storage::default()
+    })
+    .unwrap();
+    sc.fill_special(1000, Special::Zero, 800).unwrap();
+    assert_eq!(sc.nchunks(), 10);
+    assert_eq!(sc.cbytes(), 0);
+    let f = sc.to_frame().unwrap();
+    let back = SuperChunk::from_buffer(&f, false).unwrap();
+    let mut out = vec![1u8; 8000];
+    back.get_slice(0, 1000, &mut out).unwrap();
+    assert!(out.iter().all(|&b| b == 0));
+}
