@@ -212,57 +212,42 @@ fn compress_level<const N: usize, const NB: usize, const EXTRA_HASH: bool>(
     // literal plus a spare byte). So the reference succeeds exactly when the
     // unbounded stream is shorter than `maxout`; we write tokens directly and
     // bail out as soon as one would not fit, then check that final margin.
-    let ip_bound = length - 1;
     let ip_limit = length - 12;
     let mut w = Writer { out: output, op: 0 };
     let mut lit = 0; // start of the pending literal run
     let mut ip = 4; // the first four bytes are always literals
-    while ip < ip_limit {
-        let anchor = ip;
-        let word = read_u64(input, anchor);
-        let seq = word as u32;
-        let h = hash::<N>(seq);
-        let r = htab[h] as usize;
-        htab[h] = anchor as u32;
-        let dist = anchor.wrapping_sub(r);
-        let bdist = dist.wrapping_sub(1);
-        // Leading equal bytes of the candidate (8 when the whole word agrees).
-        // The table only holds earlier positions, so reading there is in
-        // bounds even when the slot is empty or too far away.
-        let same = (word ^ read_u64(input, r)).trailing_zeros() as usize / 8;
-        let far = usize::from(bdist >= MAX_DISTANCE);
-        // Literal unless the distance is encodable (one unsigned compare also
-        // rejects an empty slot) and the match is long enough: with fewer
-        // than 8 equal bytes the length is `same - 3`, which must reach the
-        // reference's minimum of 4, or 6 for a far match. Evaluated without short-circuits so
-        // the common literal case costs one branch.
-        if (bdist >= MAX_FARDISTANCE - 1) | (same < 7 + far) {
-            ip = anchor + 1;
-            continue;
-        }
-        let end = if same == 8 {
-            match_end(input, anchor + 8, anchor + 8 - dist, ip_bound) - IPSHIFT
+    loop {
+        if ip + SEGMENT <= ip_limit {
+            // Whole segments of positions come with one bounds check for all
+            // their 8-byte loads.
+            let base = ip;
+            let seg: &[u8; SEGMENT + 8] = input[base..base + SEGMENT + 8].try_into().unwrap();
+            let mut k = 0;
+            while k < SEGMENT {
+                let word = u64::from_le_bytes(seg[k..k + 8].try_into().unwrap());
+                match step::<N, EXTRA_HASH>(&mut htab, input, base + k, word, lit, &mut w) {
+                    Step::Literal => k += 1,
+                    Step::Match(next) => {
+                        lit = next;
+                        k = next - base;
+                    }
+                    Step::Full => return 0,
+                }
+            }
+            ip = base + k;
+        } else if ip < ip_limit {
+            let word = read_u64(input, ip);
+            match step::<N, EXTRA_HASH>(&mut htab, input, ip, word, lit, &mut w) {
+                Step::Literal => ip += 1,
+                Step::Match(next) => {
+                    lit = next;
+                    ip = next;
+                }
+                Step::Full => return 0,
+            }
         } else {
-            anchor + same + 1 - IPSHIFT
-        };
-        let len = end - anchor;
-        if len <= 5 && far != 0 {
-            ip = anchor + 1;
-            continue;
+            break;
         }
-        if !w.literals(input, lit, anchor) || !w.matched(len, bdist) {
-            return 0;
-        }
-        // Seed the table at the match boundary; level 9 also hashes the next
-        // position, but (as the reference does) from the already loaded word
-        // shifted down, so only three real bytes feed that hash.
-        let seq = read_u32(input, end);
-        htab[hash::<N>(seq)] = end as u32;
-        if EXTRA_HASH {
-            htab[hash::<N>(seq >> 8)] = (end + 1) as u32;
-        }
-        ip = end + 2;
-        lit = ip;
     }
     if !w.literals(input, lit, length) {
         return 0;
@@ -273,6 +258,73 @@ fn compress_level<const N: usize, const NB: usize, const EXTRA_HASH: bool>(
     }
     output[0] |= 1 << 5;
     size
+}
+
+/// Positions the parser handles per bounds-checked segment of input.
+const SEGMENT: usize = 256;
+
+/// What one parser step did at a position.
+enum Step {
+    /// No usable match: the byte joins the pending literal run.
+    Literal,
+    /// A match was emitted; parsing resumes (with a new literal run) here.
+    Match(usize),
+    /// The output buffer is too small.
+    Full,
+}
+
+/// One position of the reference parse: hash `word` (the 8 bytes at
+/// `anchor`), try the candidate the table remembers, and on success emit the
+/// pending literals `input[lit..anchor]` and the match.
+#[inline(always)]
+fn step<const N: usize, const EXTRA_HASH: bool>(
+    htab: &mut [u32; N],
+    input: &[u8],
+    anchor: usize,
+    word: u64,
+    lit: usize,
+    w: &mut Writer,
+) -> Step {
+    let seq = word as u32;
+    let h = hash::<N>(seq);
+    let r = htab[h] as usize;
+    htab[h] = anchor as u32;
+    let dist = anchor.wrapping_sub(r);
+    let bdist = dist.wrapping_sub(1);
+    // Leading equal bytes of the candidate (8 when the whole word agrees).
+    // The table only holds earlier positions, so reading there is in bounds
+    // even when the slot is empty or too far away.
+    let same = (word ^ read_u64(input, r)).trailing_zeros() as usize / 8;
+    // Literal unless the distance is encodable (one unsigned compare also
+    // rejects an empty slot) and the match is long enough: with fewer than 8
+    // equal bytes the length is `same - 3`, which must reach the reference's
+    // minimum of 4. Evaluated without short-circuits so the common literal
+    // case costs one branch.
+    if (bdist >= MAX_FARDISTANCE - 1) | (same < 7) {
+        return Step::Literal;
+    }
+    let end = if same == 8 {
+        match_end(input, anchor + 8, anchor + 8 - dist, input.len() - 1) - IPSHIFT
+    } else {
+        anchor + same + 1 - IPSHIFT
+    };
+    let len = end - anchor;
+    // Far matches need two more bytes, so short ones are not worth it.
+    if len <= 5 && bdist >= MAX_DISTANCE {
+        return Step::Literal;
+    }
+    if !w.literals(input, lit, anchor) || !w.matched(len, bdist) {
+        return Step::Full;
+    }
+    // Seed the table at the match boundary; level 9 also hashes the next
+    // position, but (as the reference does) from the already loaded word
+    // shifted down, so only three real bytes feed that hash.
+    let seq = read_u32(input, end);
+    htab[hash::<N>(seq)] = end as u32;
+    if EXTRA_HASH {
+        htab[hash::<N>(seq >> 8)] = (end + 1) as u32;
+    }
+    Step::Match(end + 2)
 }
 
 /// Token writer; every method returns false when the token does not fit.
