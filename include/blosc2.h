@@ -1445,6 +1445,329 @@ BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
 // # Safety
 // `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
 BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
+
+// Create a super-chunk (`storage` NULL = in-memory defaults).
+//
+// # Safety
+// `storage` is NULL or a valid `blosc2_storage` whose pointers are NULL or valid.
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
+
+// Open a super-chunk from a contiguous frame in memory.
+//
+// # Safety
+// `cframe` has `len` readable bytes; with `copy` false it must come from
+// malloc (it is freed with the super-chunk unless
+// `blosc2_schunk_avoid_cframe_free` is called).
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe,
+                                                int64_t len,
+                                                bool copy);
+
+// Whether freeing the super-chunk frees the adopted frame buffer.
+//
+// # Safety
+// `schunk` is NULL or a live super-chunk.
+BLOSC_EXPORT
+void blosc2_schunk_avoid_cframe_free(struct blosc2_schunk *schunk,
+                                     bool avoid_cframe_free);
+
+// Open a frame file or sparse frame directory.
+//
+// # Safety
+// `urlpath` is NULL or a C string.
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open(const char *urlpath);
+
+// Open a frame that starts `offset` bytes into a file.
+//
+// # Safety
+// `urlpath` is NULL or a C string.
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
+
+// Open with an I/O backend.
+//
+// # Safety
+// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
+                                              const struct blosc2_io *udio);
+
+// Open at an offset with an I/O backend.
+//
+// # Safety
+// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
+                                                     int64_t offset,
+                                                     const struct blosc2_io *udio);
+
+// Copy a super-chunk into new storage.
+//
+// # Safety
+// `schunk` is a live super-chunk; `storage` as in `blosc2_schunk_new`.
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_copy(struct blosc2_schunk *schunk,
+                                         struct blosc2_storage *storage);
+
+// Free a super-chunk (NULL is ignored).
+//
+// # Safety
+// `schunk` is NULL or a live super-chunk, not used afterwards.
+BLOSC_EXPORT int blosc2_schunk_free(struct blosc2_schunk *schunk);
+
+// Append a compressed chunk; returns the number of chunks.
+//
+// # Safety
+// `schunk` is live; `chunk` is a valid chunk (malloc()ed if `copy` is false).
+BLOSC_EXPORT
+int64_t blosc2_schunk_append_chunk(struct blosc2_schunk *schunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+// Insert a compressed chunk at `nchunk`.
+//
+// # Safety
+// As `blosc2_schunk_append_chunk`.
+BLOSC_EXPORT
+int64_t blosc2_schunk_insert_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+// Replace chunk `nchunk`.
+//
+// # Safety
+// As `blosc2_schunk_append_chunk`.
+BLOSC_EXPORT
+int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+// Delete chunk `nchunk`.
+//
+// # Safety
+// `schunk` is live.
+BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(struct blosc2_schunk *schunk, int64_t nchunk);
+
+// Compress `nbytes` of `src` and append them.
+//
+// # Safety
+// `schunk` is live; `src` has `nbytes` readable bytes.
+BLOSC_EXPORT
+int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
+                                    const void *src,
+                                    int32_t nbytes);
+
+// Decompress chunk `nchunk` into `dest` (`nbytes` writable bytes).
+//
+// # Safety
+// `schunk` is live; `dest` has `nbytes` writable bytes.
+BLOSC_EXPORT
+int blosc2_schunk_decompress_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   void *dest,
+                                   int32_t nbytes);
+
+// The compressed chunk `nchunk` (a malloc()ed copy: `*needs_free` is true).
+//
+// # Safety
+// `schunk` is live; `chunk` and `needs_free` are writable.
+BLOSC_EXPORT
+int blosc2_schunk_get_chunk(struct blosc2_schunk *schunk,
+                            int64_t nchunk,
+                            uint8_t **chunk,
+                            bool *needs_free);
+
+// Like `blosc2_schunk_get_chunk`: the full chunk is a valid lazy chunk.
+//
+// # Safety
+// As `blosc2_schunk_get_chunk`.
+BLOSC_EXPORT
+int blosc2_schunk_get_lazychunk(struct blosc2_schunk *schunk,
+                                int64_t nchunk,
+                                uint8_t **chunk,
+                                bool *needs_free);
+
+// Items `start..stop` into `buffer`.
+//
+// # Safety
+// `schunk` is live; `buffer` has `(stop - start) * typesize` writable bytes.
+BLOSC_EXPORT
+int blosc2_schunk_get_slice_buffer(struct blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+// Overwrite items `start..stop` from `buffer`.
+//
+// # Safety
+// `schunk` is live; `buffer` has `(stop - start) * typesize` readable bytes.
+BLOSC_EXPORT
+int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+// New chunk order: chunk `i` becomes the old `offsets_order[i]`.
+//
+// # Safety
+// `schunk` is live; `offsets_order` has `nchunks` readable values.
+BLOSC_EXPORT
+int blosc2_schunk_reorder_offsets(struct blosc2_schunk *schunk,
+                                  int64_t *offsets_order);
+
+// Fill an empty super-chunk with special values.
+//
+// # Safety
+// `schunk` is live.
+BLOSC_EXPORT
+int64_t blosc2_schunk_fill_special(struct blosc2_schunk *schunk,
+                                   int64_t nitems,
+                                   int special_value,
+                                   int32_t chunksize);
+
+// Serialize into a contiguous frame (always a new malloc()ed buffer).
+//
+// # Safety
+// `schunk` is live; `cframe` and `needs_free` are writable.
+BLOSC_EXPORT
+int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
+                                uint8_t **cframe,
+                                bool *needs_free);
+
+// Write as a contiguous frame file; returns its length.
+//
+// # Safety
+// `schunk` is live; `urlpath` is a C string.
+BLOSC_EXPORT int64_t blosc2_schunk_to_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+// Append as a contiguous frame to a file; returns where it starts.
+//
+// # Safety
+// `schunk` is live; `urlpath` is a C string.
+BLOSC_EXPORT int64_t blosc2_schunk_append_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+// Length of the frame behind the super-chunk (an estimate without one).
+//
+// # Safety
+// `schunk` is live.
+BLOSC_EXPORT int64_t blosc2_schunk_frame_len(struct blosc2_schunk *schunk);
+
+// The chunk offsets of the frame (malloc()ed, `nchunks` values), or NULL.
+//
+// # Safety
+// `schunk` is live.
+BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
+
+// A malloc()ed copy of the super-chunk's cparams.
+//
+// # Safety
+// `schunk` is live; `cparams` is writable.
+BLOSC_EXPORT
+int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk,
+                              struct blosc2_cparams **cparams);
+
+// A malloc()ed copy of the super-chunk's dparams.
+//
+// # Safety
+// `schunk` is live; `dparams` is writable.
+BLOSC_EXPORT
+int blosc2_schunk_get_dparams(struct blosc2_schunk *schunk,
+                              struct blosc2_dparams **dparams);
+
+// Upstream's `BLOSC2_STORAGE_DEFAULTS`.
+BLOSC_EXPORT struct blosc2_storage blosc2_get_blosc2_storage_defaults(void);
+
+// Upstream's `BLOSC2_IO_DEFAULTS`.
+BLOSC_EXPORT struct blosc2_io blosc2_get_blosc2_io_defaults(void);
+
+// Add a fixed-size metalayer; returns its index.
+//
+// # Safety
+// `schunk` is live; `name` a C string; `content` has `content_len` bytes.
+BLOSC_EXPORT
+int blosc2_meta_add(struct blosc2_schunk *schunk,
+                    const char *name,
+                    uint8_t *content_,
+                    int32_t content_len);
+
+// Overwrite a metalayer's content (never growing it).
+//
+// # Safety
+// As `blosc2_meta_add`.
+BLOSC_EXPORT
+int blosc2_meta_update(struct blosc2_schunk *schunk,
+                       const char *name,
+                       uint8_t *content_,
+                       int32_t content_len);
+
+// Index of a vlmetalayer, or BLOSC2_ERROR_NOT_FOUND.
+//
+// # Safety
+// `schunk` is live; `name` a C string.
+BLOSC_EXPORT int blosc2_vlmeta_exists(struct blosc2_schunk *schunk, const char *name);
+
+// Add a vlmetalayer, compressed with `cparams` (NULL = defaults).
+//
+// # Safety
+// As `blosc2_meta_add`; `cparams` is NULL or valid.
+BLOSC_EXPORT
+int blosc2_vlmeta_add(struct blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t *content_,
+                      int32_t content_len,
+                      struct blosc2_cparams *cparams);
+
+// Replace a vlmetalayer's content.
+//
+// # Safety
+// As `blosc2_vlmeta_add`.
+BLOSC_EXPORT
+int blosc2_vlmeta_update(struct blosc2_schunk *schunk,
+                         const char *name,
+                         uint8_t *content_,
+                         int32_t content_len,
+                         struct blosc2_cparams *cparams);
+
+// A malloc()ed copy of a vlmetalayer's (decompressed) content.
+//
+// # Safety
+// `schunk` is live; `name` a C string; `content` and `content_len` writable.
+BLOSC_EXPORT
+int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t **content_,
+                      int32_t *content_len);
+
+// Delete a vlmetalayer; returns how many are left.
+//
+// # Safety
+// `schunk` is live; `name` a C string.
+BLOSC_EXPORT int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *name);
+
+// Fill `names` with the vlmetalayer names (owned by the super-chunk).
+//
+// # Safety
+// `schunk` is live; `names` has room for `nvlmetalayers` pointers.
+BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
+
+// Frame locking is a no-op for now: a handle never shares its state.
+//
+// # Safety
+// `schunk` is NULL or live.
+BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
+
+// See `blosc2_schunk_lock`.
+//
+// # Safety
+// `schunk` is NULL or live.
+BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
+
+// Nothing is cached across handles yet, so there is nothing to refresh.
+//
+// # Safety
+// `schunk` is NULL or live.
+BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
 /* ---- Inline helpers ---- */
 
 /** Message for a Blosc2 error code (same string as blosc2_error_string()). */

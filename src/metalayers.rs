@@ -9,8 +9,10 @@
 use crate::error::{Error, Result};
 use rmp::Marker;
 
-/// Upstream's `BLOSC2_MAX_METALAYERS` (and `_VLMETALAYERS`).
+/// Upstream's `BLOSC2_MAX_METALAYERS`: also the most vlmetalayers it writes.
 pub const MAX_METALAYERS: usize = 16;
+/// Upstream's `BLOSC2_MAX_VLMETALAYERS`: the most vlmetalayers it reads.
+pub const MAX_VLMETALAYERS: usize = 8 * 1024;
 /// Upstream's `BLOSC2_METALAYER_NAME_MAXLEN`: names are msgpack fixstr.
 pub const NAME_MAXLEN: usize = 31;
 
@@ -111,7 +113,8 @@ impl<'a> Cursor<'a> {
 
 /// Parse the section starting at `start` in `buf` (the whole header or
 /// trailer): names from the index, each value where its offset points.
-pub fn parse_section(buf: &[u8], start: usize) -> Result<Vec<Metalayer>> {
+/// More than `max` entries is an error.
+pub fn parse_section(buf: &[u8], start: usize, max: usize) -> Result<Vec<Metalayer>> {
     let mut c = Cursor { buf, pos: start };
     // The 3-array marker and the index size are not needed to find anything.
     c.take(1)?;
@@ -123,7 +126,7 @@ pub fn parse_section(buf: &[u8], start: usize) -> Result<Vec<Metalayer>> {
         return Err(Error::Data);
     }
     let n = c.u16()? as usize;
-    if n > MAX_METALAYERS {
+    if n > max {
         return Err(Error::Data);
     }
     let mut out = Vec::with_capacity(n);
@@ -176,10 +179,10 @@ mod tests {
         ];
         let mut buf = vec![0xaa; 10];
         encode_section(&mut buf, &metas, 10).unwrap();
-        assert_eq!(parse_section(&buf, 10).unwrap(), metas);
+        assert_eq!(parse_section(&buf, 10, MAX_METALAYERS).unwrap(), metas);
         // truncations never panic
         for cut in 10..buf.len() {
-            let _ = parse_section(&buf[..cut], 10);
+            let _ = parse_section(&buf[..cut], 10, MAX_METALAYERS);
         }
     }
 }

@@ -11,3 +11,4 @@ pub mod library;
 pub mod prefilter;
 pub mod ptr;
 pub mod registry;
+pub mod schunk;

@@ -221,5 +221,5 @@ pub fn set_frame_len(h: &mut [u8], len: i64) {
 
 /// The fixed-size metalayers of a complete header.
 pub fn parse_metalayers(header: &[u8]) -> Result<Vec<Metalayer>> {
-    metalayers::parse_section(header, HEADER_MINLEN)
+    metalayers::parse_section(header, HEADER_MINLEN, metalayers::MAX_METALAYERS)
 }

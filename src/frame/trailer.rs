@@ -54,5 +54,5 @@ pub fn trailer_len(last: &[u8], frame_len: i64) -> Result<i64> {
 
 /// The vlmetalayers of a complete trailer.
 pub fn parse_vlmetalayers(trailer: &[u8]) -> Result<Vec<Metalayer>> {
-    metalayers::parse_section(trailer, VLMETA_AT)
+    metalayers::parse_section(trailer, VLMETA_AT, metalayers::MAX_VLMETALAYERS)
 }

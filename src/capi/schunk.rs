@@ -1,0 +1,1375 @@
+//! The super-chunk API of blosc2.h (`blosc2_schunk_*`, metalayers,
+//! vlmetalayers, storage defaults).
+//!
+//! A `blosc2_schunk*` handed to C is the address of the first field of a
+//! heap-allocated [`Handle`], so the pointer leads back to its owner. The
+//! public struct is refreshed from the safe core after every call, because
+//! C code (and upstream's `static inline blosc2_meta_get`) reads its fields.
+
+use super::boundary::{err, ffi_int, guard, trace_error};
+use super::context::{core_cparams, effective_cparams, new_cctx, new_dctx, Context};
+use super::types::{
+    blosc2_cparams, blosc2_dparams, blosc2_frame, blosc2_io, blosc2_metalayer, blosc2_schunk,
+    blosc2_storage,
+};
+use crate::chunk::{DParams, Special};
+use crate::error::Error;
+use crate::schunk::{Storage, SuperChunk};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::PathBuf;
+use std::ptr;
+
+/// A metalayer as C sees it, with the memory its pointers point into.
+struct CMeta {
+    name: CString,
+    /// Owned here because `raw.content` points into it.
+    _content: Vec<u8>,
+    raw: Box<blosc2_metalayer>,
+}
+
+/// What a `blosc2_schunk*` really points to.
+#[repr(C)]
+pub(crate) struct Handle {
+    /// Must stay first: C's pointer is this field's address.
+    c: blosc2_schunk,
+    pub(crate) core: SuperChunk,
+    storage: Box<blosc2_storage>,
+    cparams: Box<blosc2_cparams>,
+    dparams: Box<blosc2_dparams>,
+    io: Box<blosc2_io>,
+    urlpath: Option<CString>,
+    metas: Vec<CMeta>,
+    vlmetas: Vec<CMeta>,
+    /// The caller's frame buffer adopted by `from_buffer(copy=false)`: it is
+    /// freed with the super-chunk unless `avoid_cframe_free` says otherwise.
+    cframe: *mut u8,
+    avoid_cframe_free: bool,
+}
+
+fn cmeta(m: &crate::metalayers::Metalayer) -> CMeta {
+    let name = CString::new(m.name.replace('\0', "")).unwrap_or_default();
+    let mut content = m.content.clone();
+    let raw = Box::new(blosc2_metalayer {
+        name: name.as_ptr() as *mut c_char,
+        content: content.as_mut_ptr(),
+        content_len: content.len() as i32,
+    });
+    CMeta {
+        name,
+        _content: content,
+        raw,
+    }
+}
+
+impl Handle {
+    fn new(core: SuperChunk, cp: blosc2_cparams, dp: blosc2_dparams, io: blosc2_io) -> Box<Handle> {
+        // SAFETY: blosc2_schunk is plain C data (integers and raw pointers)
+        // for which all-zero bytes are a valid value, as upstream's calloc.
+        let c: blosc2_schunk = unsafe { std::mem::zeroed() };
+        let urlpath = core
+            .urlpath()
+            .and_then(|p| CString::new(p.to_string_lossy().into_owned()).ok());
+        let mut h = Box::new(Handle {
+            c,
+            core,
+            storage: Box::new(blosc2_storage::default()),
+            cparams: Box::new(cp),
+            dparams: Box::new(dp),
+            io: Box::new(io),
+            urlpath,
+            metas: Vec::new(),
+            vlmetas: Vec::new(),
+            cframe: ptr::null_mut(),
+            avoid_cframe_free: false,
+        });
+        h.c.cctx = match new_cctx(*h.cparams) {
+            Some(b) => Box::into_raw(b).cast(),
+            None => ptr::null_mut(),
+        };
+        h.c.dctx = Box::into_raw(new_dctx(*h.dparams)).cast();
+        h.sync_metas();
+        h.sync();
+        h
+    }
+
+    /// Rebuild the C views of the metalayers.
+    fn sync_metas(&mut self) {
+        self.metas = self.core.metalayers.iter().map(cmeta).collect();
+        self.vlmetas = self.core.vlmetalayers.iter().map(cmeta).collect();
+        self.c.metalayers = [ptr::null_mut(); super::consts::BLOSC2_MAX_METALAYERS];
+        for (i, m) in self.metas.iter_mut().enumerate() {
+            self.c.metalayers[i] = &mut *m.raw;
+        }
+        self.c.nmetalayers = self.metas.len() as u16;
+        for p in self.c.vlmetalayers.iter_mut() {
+            *p = ptr::null_mut();
+        }
+        for (i, m) in self.vlmetas.iter_mut().enumerate() {
+            if let Some(slot) = self.c.vlmetalayers.get_mut(i) {
+                *slot = &mut *m.raw;
+            }
+        }
+        self.c.nvlmetalayers = self.vlmetas.len() as i16;
+    }
+
+    /// Refresh the public struct from the core.
+    fn sync(&mut self) {
+        let cp = self.core.cparams().clone();
+        let c = &mut self.c;
+        c.version = 0;
+        c.compcode = cp.compcode;
+        c.compcode_meta = cp.compcode_meta;
+        c.clevel = cp.clevel;
+        c.splitmode = cp.splitmode as u8;
+        c.typesize = cp.typesize;
+        c.blocksize = self.core.blocksize;
+        c.chunksize = self.core.chunksize();
+        c.flags2 = self.core.flags2();
+        c.use_dict = u8::from(cp.use_dict);
+        c.filters = cp.filters;
+        c.filters_meta = cp.filters_meta;
+        c.nchunks = self.core.nchunks();
+        c.nbytes = self.core.nbytes();
+        c.cbytes = self.core.cbytes();
+        c.data = ptr::null_mut();
+        c.data_len = 0;
+        self.cparams.schunk = ptr::null_mut();
+        self.dparams.schunk = ptr::null_mut();
+        *self.storage = blosc2_storage {
+            contiguous: matches!(
+                self.core.kind(),
+                crate::schunk::Kind::MemFrame | crate::schunk::Kind::File
+            ),
+            urlpath: self
+                .urlpath
+                .as_ref()
+                .map_or(ptr::null_mut(), |u| u.as_ptr() as *mut c_char),
+            cparams: &mut *self.cparams,
+            dparams: &mut *self.dparams,
+            io: &mut *self.io,
+        };
+        c.storage = &mut *self.storage;
+        // Opaque to C; only its NULL-ness tells "backed by a frame".
+        c.frame = if self.core.is_frame() {
+            (c as *mut blosc2_schunk).cast::<blosc2_frame>()
+        } else {
+            ptr::null_mut()
+        };
+        c.change_tick = c.change_tick.wrapping_add(1);
+    }
+
+    fn into_c(self: Box<Handle>) -> *mut blosc2_schunk {
+        Box::into_raw(self).cast()
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        for ctx in [self.c.cctx, self.c.dctx] {
+            if !ctx.is_null() {
+                // SAFETY: both came from Box::into_raw in Handle::new and are
+                // freed only here.
+                drop(unsafe { Box::from_raw(ctx.cast::<Context>()) });
+            }
+        }
+        if !self.cframe.is_null() && !self.avoid_cframe_free {
+            // SAFETY: the caller gave up this malloc()ed buffer to us in
+            // `blosc2_schunk_from_buffer(copy=false)`, as upstream documents.
+            unsafe { libc::free(self.cframe.cast()) };
+        }
+    }
+}
+
+/// The handle behind a C pointer.
+///
+/// # Safety
+/// `s` is NULL or a pointer returned by this library's schunk constructors
+/// and not yet freed.
+unsafe fn handle<'a>(s: *mut blosc2_schunk) -> Option<&'a mut Handle> {
+    // SAFETY: per the contract, a live Handle whose first field `s` points to.
+    unsafe { s.cast::<Handle>().as_mut() }
+}
+
+/// A NUL-terminated C string as a path.
+///
+/// # Safety
+/// `p` is NULL or a valid C string.
+unsafe fn c_path(p: *const c_char) -> Option<PathBuf> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL C string per the contract.
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    // upstream accepts a file:// prefix and trailing slashes on directories
+    let s = s
+        .strip_prefix("file:///")
+        .map_or(s.clone(), |r| format!("/{r}"));
+    let t = s.trim_end_matches('/');
+    Some(PathBuf::from(if t.is_empty() { s.as_str() } else { t }))
+}
+
+/// # Safety
+/// `p` is NULL or a valid C string.
+unsafe fn c_name<'a>(p: *const c_char) -> Option<&'a str> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL C string per the contract.
+    unsafe { CStr::from_ptr(p) }.to_str().ok()
+}
+
+/// Resolve a `blosc2_io` to a backend.
+fn backend(io: &blosc2_io) -> Result<std::sync::Arc<dyn crate::io::Backend>, Error> {
+    if io.id as c_int == super::consts::BLOSC2_IO_FILESYSTEM {
+        Ok(crate::io::default_backend())
+    } else {
+        trace_error!("I/O backend {} is not available", io.id);
+        Err(Error::PluginIo)
+    }
+}
+
+fn finish(r: Result<Box<Handle>, Error>) -> *mut blosc2_schunk {
+    match r {
+        Ok(h) => h.into_c(),
+        Err(e) => {
+            err(e);
+            ptr::null_mut()
+        }
+    }
+}
+
+/// Create a super-chunk (`storage` NULL = in-memory defaults).
+///
+/// # Safety
+/// `storage` is NULL or a valid `blosc2_storage` whose pointers are NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+    guard("blosc2_schunk_new", ptr::null_mut(), || {
+        // SAFETY: NULL or valid per the contract.
+        let st = unsafe { storage.as_ref() }.copied().unwrap_or_default();
+        // SAFETY: the storage's pointers are NULL or valid per the contract.
+        let cp = unsafe { st.cparams.as_ref() }.copied().unwrap_or_default();
+        // SAFETY: as above.
+        let dp = unsafe { st.dparams.as_ref() }.copied().unwrap_or_default();
+        // SAFETY: as above.
+        let io = unsafe { st.io.as_ref() }.copied().unwrap_or_default();
+        // SAFETY: as above.
+        let urlpath = unsafe { c_path(st.urlpath) };
+        finish((|| {
+            let eff = effective_cparams(cp).ok_or(Error::InvalidParam)?;
+            let core = SuperChunk::new(Storage {
+                contiguous: st.contiguous,
+                urlpath,
+                cparams: core_cparams(&eff),
+                dparams: DParams {
+                    nthreads: dp.nthreads,
+                    typesize: dp.typesize,
+                },
+                io: backend(&io)?,
+            })?;
+            Ok(Handle::new(core, cp, dp, io))
+        })())
+    })
+}
+
+/// Wrap a core super-chunk opened from a frame, with parameters derived
+/// from it as upstream does.
+fn adopt(core: SuperChunk, io: blosc2_io) -> Box<Handle> {
+    let p = core.cparams();
+    let cp = blosc2_cparams {
+        compcode: p.compcode,
+        compcode_meta: p.compcode_meta,
+        clevel: p.clevel,
+        use_dict: c_int::from(p.use_dict),
+        typesize: p.typesize,
+        nthreads: p.nthreads,
+        blocksize: p.blocksize,
+        splitmode: p.splitmode as i32,
+        filters: p.filters,
+        filters_meta: p.filters_meta,
+        ..blosc2_cparams::default()
+    };
+    let dp = blosc2_dparams {
+        nthreads: core.dparams().nthreads,
+        ..blosc2_dparams::default()
+    };
+    Handle::new(core, cp, dp, io)
+}
+
+/// Open a super-chunk from a contiguous frame in memory.
+///
+/// # Safety
+/// `cframe` has `len` readable bytes; with `copy` false it must come from
+/// malloc (it is freed with the super-chunk unless
+/// `blosc2_schunk_avoid_cframe_free` is called).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_from_buffer(
+    cframe: *mut u8,
+    len: i64,
+    copy: bool,
+) -> *mut blosc2_schunk {
+    guard("blosc2_schunk_from_buffer", ptr::null_mut(), || {
+        if cframe.is_null() || len <= 0 {
+            return ptr::null_mut();
+        }
+        // SAFETY: `len` readable bytes at `cframe` per the contract.
+        let buf = unsafe { std::slice::from_raw_parts(cframe, len as usize) };
+        finish(SuperChunk::from_buffer(buf, copy).map(|core| {
+            let mut h = adopt(core, blosc2_io::default());
+            if !copy {
+                h.cframe = cframe;
+            }
+            h
+        }))
+    })
+}
+
+/// Whether freeing the super-chunk frees the adopted frame buffer.
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
+    schunk: *mut blosc2_schunk,
+    avoid_cframe_free: bool,
+) {
+    guard("blosc2_schunk_avoid_cframe_free", (), || {
+        // SAFETY: per the contract.
+        if let Some(h) = unsafe { handle(schunk) } {
+            h.avoid_cframe_free = avoid_cframe_free;
+        }
+    })
+}
+
+/// # Safety
+/// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+unsafe fn open_with(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    // SAFETY: per the contract.
+    let Some(path) = (unsafe { c_path(urlpath) }) else {
+        err(Error::NullPointer);
+        return ptr::null_mut();
+    };
+    // SAFETY: NULL or valid per the contract.
+    let io = unsafe { udio.as_ref() }.copied().unwrap_or_default();
+    if offset < 0 {
+        return ptr::null_mut();
+    }
+    finish((|| {
+        let core = SuperChunk::open(&path, offset as u64, backend(&io)?)?;
+        Ok(adopt(core, io))
+    })())
+}
+
+/// Open a frame file or sparse frame directory.
+///
+/// # Safety
+/// `urlpath` is NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blosc2_schunk {
+    // SAFETY: forwarded contract.
+    guard("blosc2_schunk_open", ptr::null_mut(), || unsafe {
+        open_with(urlpath, 0, ptr::null())
+    })
+}
+
+/// Open a frame that starts `offset` bytes into a file.
+///
+/// # Safety
+/// `urlpath` is NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset(
+    urlpath: *const c_char,
+    offset: i64,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded contract.
+    guard("blosc2_schunk_open_offset", ptr::null_mut(), || unsafe {
+        open_with(urlpath, offset, ptr::null())
+    })
+}
+
+/// Open with an I/O backend.
+///
+/// # Safety
+/// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_udio(
+    urlpath: *const c_char,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded contract.
+    guard("blosc2_schunk_open_udio", ptr::null_mut(), || unsafe {
+        open_with(urlpath, 0, udio)
+    })
+}
+
+/// Open at an offset with an I/O backend.
+///
+/// # Safety
+/// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
+    // SAFETY: forwarded contract.
+    guard(
+        "blosc2_schunk_open_offset_udio",
+        ptr::null_mut(),
+        || unsafe { open_with(urlpath, offset, udio) },
+    )
+}
+
+/// Copy a super-chunk into new storage.
+///
+/// # Safety
+/// `schunk` is a live super-chunk; `storage` as in `blosc2_schunk_new`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_copy(
+    schunk: *mut blosc2_schunk,
+    storage: *mut blosc2_storage,
+) -> *mut blosc2_schunk {
+    guard("blosc2_schunk_copy", ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return ptr::null_mut();
+        };
+        // SAFETY: NULL or valid per the contract.
+        let st = unsafe { storage.as_ref() }.copied().unwrap_or_default();
+        // SAFETY: as above.
+        let dp = unsafe { st.dparams.as_ref() }
+            .copied()
+            .unwrap_or(*h.dparams);
+        // SAFETY: as above.
+        let cpn = unsafe { st.cparams.as_ref() }.map_or(h.cparams.nthreads, |c| c.nthreads);
+        // SAFETY: as above.
+        let io = unsafe { st.io.as_ref() }.copied().unwrap_or_default();
+        // SAFETY: as above.
+        let urlpath = unsafe { c_path(st.urlpath) };
+        finish((|| {
+            let mut cp = h.core.cparams().clone();
+            cp.nthreads = cpn;
+            let core = h.core.copy_to(Storage {
+                contiguous: st.contiguous,
+                urlpath,
+                cparams: cp,
+                dparams: DParams {
+                    nthreads: dp.nthreads,
+                    typesize: dp.typesize,
+                },
+                io: backend(&io)?,
+            })?;
+            let mut c = *h.cparams;
+            c.nthreads = cpn;
+            Ok(Handle::new(core, c, dp, io))
+        })())
+    })
+}
+
+/// Free a super-chunk (NULL is ignored).
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
+    ffi_int!("blosc2_schunk_free", {
+        if !schunk.is_null() {
+            // SAFETY: the pointer came from Handle::into_c and is given back once.
+            drop(unsafe { Box::from_raw(schunk.cast::<Handle>()) });
+        }
+        0
+    })
+}
+
+/// Run `f` on the handle and sync the public struct afterwards.
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk.
+unsafe fn with<T: Into<i64>>(
+    schunk: *mut blosc2_schunk,
+    f: impl FnOnce(&mut Handle) -> Result<T, Error>,
+) -> i64 {
+    // SAFETY: per the contract.
+    let Some(h) = (unsafe { handle(schunk) }) else {
+        return err(Error::NullPointer) as i64;
+    };
+    let r = f(h);
+    h.sync_metas();
+    h.sync();
+    match r {
+        Ok(v) => v.into(),
+        Err(e) => err(e) as i64,
+    }
+}
+
+/// A chunk given by C: its header's cbytes bytes.
+///
+/// # Safety
+/// `chunk` is NULL or a valid chunk.
+unsafe fn c_chunk<'a>(chunk: *const u8) -> Result<&'a [u8], Error> {
+    if chunk.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: a valid chunk starts with its 32-byte header... at least the 16
+    // leading bytes tell its length.
+    unsafe { super::ptr::chunk_slice(chunk.cast(), i32::MAX as usize) }
+}
+
+/// Take ownership of a chunk handed over with `copy = false` (upstream
+/// keeps it; we store a copy, so the caller's malloc()ed buffer is freed).
+///
+/// # Safety
+/// `chunk` came from malloc and is not used by the caller afterwards.
+unsafe fn consume(chunk: *mut u8, copy: bool) {
+    if !copy && !chunk.is_null() {
+        // SAFETY: per the contract.
+        unsafe { libc::free(chunk.cast()) };
+    }
+}
+
+/// Append a compressed chunk; returns the number of chunks.
+///
+/// # Safety
+/// `schunk` is live; `chunk` is a valid chunk (malloc()ed if `copy` is false).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_chunk(
+    schunk: *mut blosc2_schunk,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    guard(
+        "blosc2_schunk_append_chunk",
+        Error::Failure.code() as i64,
+        || {
+            // SAFETY: forwarded contract.
+            let r = unsafe { with(schunk, |h| h.core.append_chunk(c_chunk(chunk)?)) };
+            if r >= 0 {
+                // SAFETY: forwarded contract.
+                unsafe { consume(chunk, copy) };
+            }
+            r
+        },
+    )
+}
+
+/// Insert a compressed chunk at `nchunk`.
+///
+/// # Safety
+/// As `blosc2_schunk_append_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    guard(
+        "blosc2_schunk_insert_chunk",
+        Error::Failure.code() as i64,
+        || {
+            // SAFETY: forwarded contract.
+            let r = unsafe { with(schunk, |h| h.core.insert_chunk(nchunk, c_chunk(chunk)?)) };
+            if r >= 0 {
+                // SAFETY: forwarded contract.
+                unsafe { consume(chunk, copy) };
+            }
+            r
+        },
+    )
+}
+
+/// Replace chunk `nchunk`.
+///
+/// # Safety
+/// As `blosc2_schunk_append_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_update_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
+    guard(
+        "blosc2_schunk_update_chunk",
+        Error::Failure.code() as i64,
+        || {
+            // SAFETY: forwarded contract.
+            let r = unsafe { with(schunk, |h| h.core.update_chunk(nchunk, c_chunk(chunk)?)) };
+            if r >= 0 {
+                // SAFETY: forwarded contract.
+                unsafe { consume(chunk, copy) };
+            }
+            r
+        },
+    )
+}
+
+/// Delete chunk `nchunk`.
+///
+/// # Safety
+/// `schunk` is live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+) -> i64 {
+    guard(
+        "blosc2_schunk_delete_chunk",
+        Error::Failure.code() as i64,
+        || {
+            // SAFETY: forwarded contract.
+            unsafe { with(schunk, |h| h.core.delete_chunk(nchunk)) }
+        },
+    )
+}
+
+/// Compress `nbytes` of `src` and append them.
+///
+/// # Safety
+/// `schunk` is live; `src` has `nbytes` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_buffer(
+    schunk: *mut blosc2_schunk,
+    src: *const c_void,
+    nbytes: i32,
+) -> i64 {
+    guard(
+        "blosc2_schunk_append_buffer",
+        Error::Failure.code() as i64,
+        || {
+            if nbytes < 0 || (src.is_null() && nbytes > 0) {
+                return err(Error::InvalidParam) as i64;
+            }
+            // SAFETY: `nbytes` readable bytes per the contract.
+            let s = unsafe { super::ptr::in_slice(src, nbytes as usize) };
+            // SAFETY: forwarded contract.
+            unsafe { with(schunk, |h| h.core.append_buffer(s)) }
+        },
+    )
+}
+
+/// Decompress chunk `nchunk` into `dest` (`nbytes` writable bytes).
+///
+/// # Safety
+/// `schunk` is live; `dest` has `nbytes` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    dest: *mut c_void,
+    nbytes: i32,
+) -> c_int {
+    ffi_int!("blosc2_schunk_decompress_chunk", {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return err(Error::NullPointer);
+        };
+        if dest.is_null() || nbytes < 0 {
+            return err(Error::InvalidParam);
+        }
+        h.c.current_nchunk = nchunk;
+        // SAFETY: `nbytes` writable bytes per the contract.
+        let out = unsafe { super::ptr::out_slice(dest, nbytes as usize) };
+        match h.core.decompress_chunk(nchunk, out) {
+            Ok(n) => n as c_int,
+            Err(e) => err(e),
+        }
+    })
+}
+
+/// # Safety
+/// `schunk` is live; `chunk` and `needs_free` are writable.
+unsafe fn get_chunk_impl(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    // SAFETY: per the contract.
+    let Some(h) = (unsafe { handle(schunk) }) else {
+        return err(Error::NullPointer);
+    };
+    if chunk.is_null() || needs_free.is_null() {
+        return err(Error::NullPointer);
+    }
+    // SAFETY: writable per the contract.
+    unsafe {
+        *chunk = ptr::null_mut();
+        *needs_free = false;
+    }
+    let c = match h.core.chunk(nchunk) {
+        Ok(c) => c,
+        Err(e) => return err(e),
+    };
+    // Always a malloc()ed copy: the caller frees it, and it stays valid
+    // whatever happens to the super-chunk afterwards.
+    // SAFETY: plain allocation of c.len() (> 0) bytes.
+    let p = unsafe { libc::malloc(c.len().max(1)) }.cast::<u8>();
+    if p.is_null() {
+        return err(Error::MemoryAlloc);
+    }
+    // SAFETY: p has c.len() writable bytes, disjoint from `c`; the out
+    // pointers are writable per the contract.
+    unsafe {
+        ptr::copy_nonoverlapping(c.as_ptr(), p, c.len());
+        *chunk = p;
+        *needs_free = true;
+    }
+    c.len() as c_int
+}
+
+/// The compressed chunk `nchunk` (a malloc()ed copy: `*needs_free` is true).
+///
+/// # Safety
+/// `schunk` is live; `chunk` and `needs_free` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    ffi_int!("blosc2_schunk_get_chunk", {
+        unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free) }
+    })
+}
+
+/// Like `blosc2_schunk_get_chunk`: the full chunk is a valid lazy chunk.
+///
+/// # Safety
+/// As `blosc2_schunk_get_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
+    // SAFETY: forwarded contract.
+    ffi_int!("blosc2_schunk_get_lazychunk", {
+        unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free) }
+    })
+}
+
+/// Items `start..stop` into `buffer`.
+///
+/// # Safety
+/// `schunk` is live; `buffer` has `(stop - start) * typesize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    ffi_int!("blosc2_schunk_get_slice_buffer", {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return err(Error::NullPointer);
+        };
+        let ts = h.core.typesize() as i64;
+        let Some(len) = stop
+            .checked_sub(start)
+            .and_then(|n| n.checked_mul(ts))
+            .filter(|&n| n >= 0)
+        else {
+            return err(Error::InvalidParam);
+        };
+        if buffer.is_null() && len > 0 {
+            return err(Error::NullPointer);
+        }
+        // SAFETY: `len` writable bytes per the contract.
+        let out = unsafe { super::ptr::out_slice(buffer, len as usize) };
+        match h.core.get_slice(start, stop, out) {
+            Ok(()) => 0,
+            Err(e) => err(e),
+        }
+    })
+}
+
+/// Overwrite items `start..stop` from `buffer`.
+///
+/// # Safety
+/// `schunk` is live; `buffer` has `(stop - start) * typesize` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    ffi_int!("blosc2_schunk_set_slice_buffer", {
+        // SAFETY: per the contract.
+        let ts = match unsafe { handle(schunk) } {
+            Some(h) => h.core.typesize() as i64,
+            None => return err(Error::NullPointer),
+        };
+        let Some(len) = stop
+            .checked_sub(start)
+            .and_then(|n| n.checked_mul(ts))
+            .filter(|&n| n >= 0)
+        else {
+            return err(Error::InvalidParam);
+        };
+        if buffer.is_null() && len > 0 {
+            return err(Error::NullPointer);
+        }
+        // SAFETY: `len` readable bytes per the contract.
+        let src = unsafe { super::ptr::in_slice(buffer, len as usize) };
+        // SAFETY: forwarded contract.
+        let r = unsafe {
+            with(schunk, |h| {
+                h.core.set_slice(start, stop, src).map(|()| 0i64)
+            })
+        };
+        r as c_int
+    })
+}
+
+/// New chunk order: chunk `i` becomes the old `offsets_order[i]`.
+///
+/// # Safety
+/// `schunk` is live; `offsets_order` has `nchunks` readable values.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
+    schunk: *mut blosc2_schunk,
+    offsets_order: *mut i64,
+) -> c_int {
+    ffi_int!("blosc2_schunk_reorder_offsets", {
+        if offsets_order.is_null() {
+            return err(Error::NullPointer);
+        }
+        // SAFETY: forwarded contract.
+        let r = unsafe {
+            with(schunk, |h| {
+                let n = h.core.nchunks() as usize;
+                // SAFETY: `nchunks` readable values per the contract.
+                let order = std::slice::from_raw_parts(offsets_order, n);
+                h.core.reorder(order).map(|()| 0i64)
+            })
+        };
+        r as c_int
+    })
+}
+
+/// Fill an empty super-chunk with special values.
+///
+/// # Safety
+/// `schunk` is live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_fill_special(
+    schunk: *mut blosc2_schunk,
+    nitems: i64,
+    special_value: c_int,
+    chunksize: i32,
+) -> i64 {
+    guard(
+        "blosc2_schunk_fill_special",
+        Error::Failure.code() as i64,
+        || {
+            let kind = match Special::from_bits(special_value.clamp(0, 7) as u8) {
+                Some(k @ (Special::Zero | Special::Nan | Special::Uninit)) => k,
+                _ => return err(Error::SchunkSpecial) as i64,
+            };
+            // SAFETY: forwarded contract.
+            unsafe { with(schunk, |h| h.core.fill_special(nitems, kind, chunksize)) }
+        },
+    )
+}
+
+/// Serialize into a contiguous frame (always a new malloc()ed buffer).
+///
+/// # Safety
+/// `schunk` is live; `cframe` and `needs_free` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_buffer(
+    schunk: *mut blosc2_schunk,
+    cframe: *mut *mut u8,
+    needs_free: *mut bool,
+) -> i64 {
+    guard(
+        "blosc2_schunk_to_buffer",
+        Error::Failure.code() as i64,
+        || {
+            // SAFETY: per the contract.
+            let Some(h) = (unsafe { handle(schunk) }) else {
+                return err(Error::NullPointer) as i64;
+            };
+            if cframe.is_null() || needs_free.is_null() {
+                return err(Error::NullPointer) as i64;
+            }
+            let f = match h.core.to_frame() {
+                Ok(f) => f,
+                Err(e) => return err(e) as i64,
+            };
+            // SAFETY: plain allocation.
+            let p = unsafe { libc::malloc(f.len()) }.cast::<u8>();
+            if p.is_null() {
+                return err(Error::MemoryAlloc) as i64;
+            }
+            // SAFETY: p has f.len() writable bytes; out pointers writable per contract.
+            unsafe {
+                ptr::copy_nonoverlapping(f.as_ptr(), p, f.len());
+                *cframe = p;
+                *needs_free = true;
+            }
+            f.len() as i64
+        },
+    )
+}
+
+/// Write as a contiguous frame file; returns its length.
+///
+/// # Safety
+/// `schunk` is live; `urlpath` is a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> i64 {
+    guard(
+        "blosc2_schunk_to_file",
+        Error::Failure.code() as i64,
+        || {
+            // SAFETY: per the contract.
+            let Some(path) = (unsafe { c_path(urlpath) }) else {
+                return err(Error::NullPointer) as i64;
+            };
+            // SAFETY: forwarded contract.
+            unsafe { with(schunk, |h| h.core.to_file(&path)) }
+        },
+    )
+}
+
+/// Append as a contiguous frame to a file; returns where it starts.
+///
+/// # Safety
+/// `schunk` is live; `urlpath` is a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> i64 {
+    guard(
+        "blosc2_schunk_append_file",
+        Error::Failure.code() as i64,
+        || {
+            // SAFETY: per the contract.
+            let Some(path) = (unsafe { c_path(urlpath) }) else {
+                return err(Error::NullPointer) as i64;
+            };
+            // SAFETY: forwarded contract.
+            unsafe { with(schunk, |h| h.core.append_file(&path)) }
+        },
+    )
+}
+
+/// Length of the frame behind the super-chunk (an estimate without one).
+///
+/// # Safety
+/// `schunk` is live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
+    guard(
+        "blosc2_schunk_frame_len",
+        Error::Failure.code() as i64,
+        || {
+            // SAFETY: forwarded contract.
+            unsafe { with(schunk, |h| h.core.frame_len()) }
+        },
+    )
+}
+
+/// The chunk offsets of the frame (malloc()ed, `nchunks` values), or NULL.
+///
+/// # Safety
+/// `schunk` is live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
+    guard("blosc2_frame_get_offsets", ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return ptr::null_mut();
+        };
+        let Ok(offs) = h.core.offsets() else {
+            return ptr::null_mut();
+        };
+        // SAFETY: plain allocation.
+        let p = unsafe { libc::malloc(offs.len().max(1) * 8) }.cast::<i64>();
+        if !p.is_null() {
+            // SAFETY: p has room for offs.len() values.
+            unsafe { ptr::copy_nonoverlapping(offs.as_ptr(), p, offs.len()) };
+        }
+        p
+    })
+}
+
+/// A malloc()ed copy of the super-chunk's cparams.
+///
+/// # Safety
+/// `schunk` is live; `cparams` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_cparams(
+    schunk: *mut blosc2_schunk,
+    cparams: *mut *mut blosc2_cparams,
+) -> c_int {
+    ffi_int!("blosc2_schunk_get_cparams", {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return err(Error::NullPointer);
+        };
+        if cparams.is_null() {
+            return err(Error::NullPointer);
+        }
+        let mut cp = *h.cparams;
+        let core = h.core.cparams();
+        cp.compcode = core.compcode;
+        cp.compcode_meta = core.compcode_meta;
+        cp.clevel = core.clevel;
+        cp.typesize = core.typesize;
+        cp.blocksize = h.core.blocksize;
+        cp.splitmode = core.splitmode as i32;
+        cp.use_dict = c_int::from(core.use_dict);
+        cp.filters = core.filters;
+        cp.filters_meta = core.filters_meta;
+        cp.schunk = schunk.cast();
+        // SAFETY: plain allocation, then a write of one value into it.
+        unsafe {
+            let p = libc::calloc(1, std::mem::size_of::<blosc2_cparams>()).cast::<blosc2_cparams>();
+            if p.is_null() {
+                return err(Error::MemoryAlloc);
+            }
+            p.write(cp);
+            *cparams = p;
+        }
+        0
+    })
+}
+
+/// A malloc()ed copy of the super-chunk's dparams.
+///
+/// # Safety
+/// `schunk` is live; `dparams` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_dparams(
+    schunk: *mut blosc2_schunk,
+    dparams: *mut *mut blosc2_dparams,
+) -> c_int {
+    ffi_int!("blosc2_schunk_get_dparams", {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return err(Error::NullPointer);
+        };
+        if dparams.is_null() {
+            return err(Error::NullPointer);
+        }
+        let mut dp = *h.dparams;
+        dp.schunk = schunk.cast();
+        // SAFETY: plain allocation, then a write of one value into it.
+        unsafe {
+            let p = libc::calloc(1, std::mem::size_of::<blosc2_dparams>()).cast::<blosc2_dparams>();
+            if p.is_null() {
+                return err(Error::MemoryAlloc);
+            }
+            p.write(dp);
+            *dparams = p;
+        }
+        0
+    })
+}
+
+/// Upstream's `BLOSC2_STORAGE_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage {
+    blosc2_storage::default()
+}
+
+/// Upstream's `BLOSC2_IO_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
+    blosc2_io::default()
+}
+
+// ----- metalayers -----
+
+/// # Safety
+/// `content` is NULL or has `len` readable bytes.
+unsafe fn content<'a>(content: *const u8, len: i32) -> Result<&'a [u8], Error> {
+    if len < 0 || (len > 0 && content.is_null()) {
+        return Err(Error::InvalidParam);
+    }
+    // SAFETY: per the contract.
+    Ok(unsafe { super::ptr::in_slice(content.cast(), len as usize) })
+}
+
+/// Add a fixed-size metalayer; returns its index.
+///
+/// # Safety
+/// `schunk` is live; `name` a C string; `content` has `content_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_meta_add(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content_: *mut u8,
+    content_len: i32,
+) -> c_int {
+    ffi_int!("blosc2_meta_add", {
+        // SAFETY: forwarded contract.
+        let r = unsafe {
+            with(schunk, |h| {
+                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                h.core
+                    .meta_add(n, content(content_, content_len)?)
+                    .map(|i| i as i64)
+            })
+        };
+        r as c_int
+    })
+}
+
+/// Overwrite a metalayer's content (never growing it).
+///
+/// # Safety
+/// As `blosc2_meta_add`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_meta_update(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content_: *mut u8,
+    content_len: i32,
+) -> c_int {
+    ffi_int!("blosc2_meta_update", {
+        // SAFETY: forwarded contract.
+        let r = unsafe {
+            with(schunk, |h| {
+                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                h.core
+                    .meta_update(n, content(content_, content_len)?)
+                    .map(|i| i as i64)
+            })
+        };
+        r as c_int
+    })
+}
+
+/// Index of a vlmetalayer, or BLOSC2_ERROR_NOT_FOUND.
+///
+/// # Safety
+/// `schunk` is live; `name` a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_exists(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+) -> c_int {
+    ffi_int!("blosc2_vlmeta_exists", {
+        // SAFETY: per the contract.
+        let (Some(h), Some(n)) = (unsafe { handle(schunk) }, unsafe { c_name(name) }) else {
+            return Error::InvalidParam.code();
+        };
+        if n.len() > crate::metalayers::NAME_MAXLEN {
+            return Error::InvalidParam.code();
+        }
+        match crate::metalayers::find(&h.core.vlmetalayers, n) {
+            Some(i) => i as c_int,
+            None => Error::NotFound.code(),
+        }
+    })
+}
+
+/// # Safety
+/// `cparams` is NULL or valid.
+unsafe fn vl_cparams(cparams: *mut blosc2_cparams) -> Option<crate::chunk::CParams> {
+    // SAFETY: per the contract.
+    unsafe { cparams.as_ref() }.map(|c| core_cparams(&effective_cparams(*c).unwrap_or(*c)))
+}
+
+/// Add a vlmetalayer, compressed with `cparams` (NULL = defaults).
+///
+/// # Safety
+/// As `blosc2_meta_add`; `cparams` is NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_add(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content_: *mut u8,
+    content_len: i32,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    ffi_int!("blosc2_vlmeta_add", {
+        // SAFETY: forwarded contract.
+        let r = unsafe {
+            with(schunk, |h| {
+                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                let cp = vl_cparams(cparams);
+                h.core
+                    .vlmeta_add(n, content(content_, content_len)?, cp.as_ref())
+                    .map(|i| i as i64)
+            })
+        };
+        r as c_int
+    })
+}
+
+/// Replace a vlmetalayer's content.
+///
+/// # Safety
+/// As `blosc2_vlmeta_add`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_update(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content_: *mut u8,
+    content_len: i32,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    ffi_int!("blosc2_vlmeta_update", {
+        // SAFETY: forwarded contract.
+        let r = unsafe {
+            with(schunk, |h| {
+                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                let cp = vl_cparams(cparams);
+                h.core
+                    .vlmeta_update(n, content(content_, content_len)?, cp.as_ref())
+                    .map(|i| i as i64)
+            })
+        };
+        r as c_int
+    })
+}
+
+/// A malloc()ed copy of a vlmetalayer's (decompressed) content.
+///
+/// # Safety
+/// `schunk` is live; `name` a C string; `content` and `content_len` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_get(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content_: *mut *mut u8,
+    content_len: *mut i32,
+) -> c_int {
+    ffi_int!("blosc2_vlmeta_get", {
+        // SAFETY: per the contract.
+        let (Some(h), Some(n)) = (unsafe { handle(schunk) }, unsafe { c_name(name) }) else {
+            return err(Error::InvalidParam);
+        };
+        if content_.is_null() || content_len.is_null() {
+            return err(Error::InvalidParam);
+        }
+        let Some(i) = crate::metalayers::find(&h.core.vlmetalayers, n) else {
+            return Error::NotFound.code();
+        };
+        let v = match h.core.vlmeta_get(n) {
+            Ok(v) => v,
+            Err(e) => return err(e),
+        };
+        let p = if v.is_empty() {
+            ptr::null_mut()
+        } else {
+            // SAFETY: plain allocation.
+            let p = unsafe { libc::malloc(v.len()) }.cast::<u8>();
+            if p.is_null() {
+                return err(Error::MemoryAlloc);
+            }
+            // SAFETY: p has v.len() writable bytes.
+            unsafe { ptr::copy_nonoverlapping(v.as_ptr(), p, v.len()) };
+            p
+        };
+        // SAFETY: writable per the contract.
+        unsafe {
+            *content_ = p;
+            *content_len = v.len() as i32;
+        }
+        i as c_int
+    })
+}
+
+/// Delete a vlmetalayer; returns how many are left.
+///
+/// # Safety
+/// `schunk` is live; `name` a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_delete(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+) -> c_int {
+    ffi_int!("blosc2_vlmeta_delete", {
+        // SAFETY: forwarded contract.
+        let r = unsafe {
+            with(schunk, |h| {
+                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                h.core.vlmeta_delete(n).map(|i| i as i64)
+            })
+        };
+        r as c_int
+    })
+}
+
+/// Fill `names` with the vlmetalayer names (owned by the super-chunk).
+///
+/// # Safety
+/// `schunk` is live; `names` has room for `nvlmetalayers` pointers.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_get_names(
+    schunk: *mut blosc2_schunk,
+    names: *mut *mut c_char,
+) -> c_int {
+    ffi_int!("blosc2_vlmeta_get_names", {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return err(Error::NullPointer);
+        };
+        if names.is_null() {
+            return err(Error::NullPointer);
+        }
+        for (i, m) in h.vlmetas.iter().enumerate() {
+            // SAFETY: room for nvlmetalayers pointers per the contract.
+            unsafe { *names.add(i) = m.name.as_ptr() as *mut c_char };
+        }
+        h.vlmetas.len() as c_int
+    })
+}
+
+/// Frame locking is a no-op for now: a handle never shares its state.
+///
+/// # Safety
+/// `schunk` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
+    if schunk.is_null() {
+        Error::NullPointer.code()
+    } else {
+        0
+    }
+}
+
+/// See `blosc2_schunk_lock`.
+///
+/// # Safety
+/// `schunk` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
+    if schunk.is_null() {
+        Error::NullPointer.code()
+    } else {
+        0
+    }
+}
+
+/// Nothing is cached across handles yet, so there is nothing to refresh.
+///
+/// # Safety
+/// `schunk` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
+    if schunk.is_null() {
+        Error::NullPointer.code()
+    } else {
+        0
+    }
+}
