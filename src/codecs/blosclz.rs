@@ -112,20 +112,38 @@ fn match_end(src: &[u8], mut p: usize, mut r: usize, bound: usize) -> usize {
     bound
 }
 
+/// How many positions the probe scans between two early-exit checks.
+const PROBE_CHECK_EVERY: usize = 512;
+
 /// The reference's entropy probe: a dry run of the parser over (at most) the
 /// first `N` bytes of `window`, counting output bytes instead of writing them.
 /// Returns consumed / produced; blocks predicted to compress poorly are skipped
 /// because they would also be slow to decompress.
-fn probe_cratio<const N: usize, const NB: usize>(htab: &mut [u32; N], window: &[u8]) -> f64 {
+///
+/// Gives up early (returning 0) once the ratio provably stays below
+/// `min_ratio`, which is all the caller wants to know then.
+fn probe_cratio<const N: usize, const NB: usize>(
+    htab: &mut [u32; N],
+    window: &[u8],
+    min_ratio: f64,
+) -> f64 {
     let limit = window.len().min(N);
     if limit <= 12 {
         return 0.0;
     }
-    // Scan a copy padded to a fixed size: positions masked with `N - 1` (a
-    // no-op, they are below `limit`) are then provably in bounds, which
-    // keeps bounds checks out of the per-byte loop.
-    let mut buf = [0u8; NB];
-    buf[..limit].copy_from_slice(&window[..limit]);
+    // Scan a fixed-size view (the window itself, or a zero-padded copy of a
+    // short one): positions masked with `N - 1` (a no-op, they are below
+    // `limit`) are then provably in bounds, which keeps bounds checks out of
+    // the per-byte loop.
+    let mut padded: [u8; NB];
+    let buf: &[u8; NB] = match window.get(..NB) {
+        Some(w) => w.try_into().unwrap(),
+        None => {
+            padded = [0u8; NB];
+            padded[..limit].copy_from_slice(&window[..limit]);
+            &padded
+        }
+    };
     let word_at = |pos: usize| {
         let i = pos & (N - 1);
         u64::from_le_bytes(buf[i..i + 8].try_into().unwrap())
@@ -145,36 +163,47 @@ fn probe_cratio<const N: usize, const NB: usize>(htab: &mut [u32; N], window: &[
     // phantom literals up front; they join the first literal run.
     let mut pending_bias = 4;
     while ip < ip_limit {
-        let anchor = ip;
-        let word = word_at(anchor);
-        let seq = word as u32;
-        let h = hash::<N>(seq);
-        let r = htab[h] as usize;
-        htab[h] = anchor as u32;
-        let dist = anchor.wrapping_sub(r);
-        let same = (word ^ word_at(r)).trailing_zeros() as usize / 8;
-        // Same test as the real parse, minus its far-match rule.
-        if (dist.wrapping_sub(1) >= MAX_FARDISTANCE - 1) | (same < 7) {
-            ip = anchor + 1;
-            continue;
+        // The reference's running output count never decreases and the scan
+        // ends before `limit`, so once `limit / count` is below the bar the
+        // verdict is settled. Checked every so often, not per byte.
+        let n = ip - lit + pending_bias;
+        let count = oc + 1 + n + n / MAX_COPY;
+        if (limit as f64) < min_ratio * count as f64 {
+            return 0.0;
         }
-        let end = if same == 8 {
-            match_end(data, anchor + 8, anchor + 8 - dist, ip_bound) - IPSHIFT
-        } else {
-            anchor + same + 1 - IPSHIFT
-        };
-        let len = end - anchor;
-        let n = anchor - lit + pending_bias;
-        pending_bias = 0;
-        oc += n + n.div_ceil(MAX_COPY);
-        if len >= 7 {
-            oc += (len - 7) / 255 + 1;
+        let stop = ip_limit.min(ip + PROBE_CHECK_EVERY);
+        while ip < stop {
+            let anchor = ip;
+            let word = word_at(anchor);
+            let seq = word as u32;
+            let h = hash::<N>(seq);
+            let r = htab[h] as usize;
+            htab[h] = anchor as u32;
+            let dist = anchor.wrapping_sub(r);
+            let same = (word ^ word_at(r)).trailing_zeros() as usize / 8;
+            // Same test as the real parse, minus its far-match rule.
+            if (dist.wrapping_sub(1) >= MAX_FARDISTANCE - 1) | (same < 7) {
+                ip = anchor + 1;
+                continue;
+            }
+            let end = if same == 8 {
+                match_end(data, anchor + 8, anchor + 8 - dist, ip_bound) - IPSHIFT
+            } else {
+                anchor + same + 1 - IPSHIFT
+            };
+            let len = end - anchor;
+            let n = anchor - lit + pending_bias;
+            pending_bias = 0;
+            oc += n + n.div_ceil(MAX_COPY);
+            if len >= 7 {
+                oc += (len - 7) / 255 + 1;
+            }
+            oc += if dist - 1 < MAX_DISTANCE { 2 } else { 4 };
+            let seq = read_u32(data, end);
+            htab[hash::<N>(seq)] = end as u32;
+            ip = end + 2;
+            lit = ip;
         }
-        oc += if dist - 1 < MAX_DISTANCE { 2 } else { 4 };
-        let seq = read_u32(data, end);
-        htab[hash::<N>(seq)] = end as u32;
-        ip = end + 2;
-        lit = ip;
     }
     // The unfinished run still owns its reserved control byte.
     let n = ip - lit + pending_bias;
@@ -198,7 +227,7 @@ fn compress_level<const N: usize, const NB: usize, const EXTRA_HASH: bool>(
         4..=6 => length / 2,
         _ => length,
     };
-    let cratio = probe_cratio::<N, NB>(&mut htab, &input[length - maxlen..]);
+    let cratio = probe_cratio::<N, NB>(&mut htab, &input[length - maxlen..], MIN_CRATIO[clevel]);
     if cratio < MIN_CRATIO[clevel] {
         return 0;
     }
