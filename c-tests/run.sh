@@ -20,6 +20,8 @@
 #   cmake-version-file  Blosc2ConfigVersion.cmake accepts/refuses versions
 #   cmake-consumer      c-tests/cmake-consumer: find_package(Blosc2 CONFIG),
 #                       Blosc2::blosc2_shared, _static and Blosc2::blosc2
+#   relocatable         a copy of the prefix works from its new place
+#                       (pkg-config and CMake paths follow it)
 #   roundtrip-*         c-tests/roundtrip: reference 3.3.5 / 2.22.1 write a
 #                       chunk matrix that ours reads, and the other way round
 #   dropin              a program built against the reference 3.3.5 .so runs
@@ -252,6 +254,38 @@ EOF
         if [ -z "$why" ]; then pass cmake-consumer; else fail cmake-consumer "$why" "$log"; fi
     fi
 fi
+
+# --- relocatable install -----------------------------------------------------
+# blosc2.pc (${pcfiledir}) and the CMake files (CMAKE_CURRENT_LIST_DIR) find
+# everything relative to themselves: a copied prefix must work from its new
+# place and must not point back at the original.
+log=$OUT/logs/relocatable.log
+moved=$OUT/moved-prefix
+rm -rf "$moved"
+if ! cp -R "$P" "$moved" 2>"$log"; then
+    fail relocatable "cannot copy the prefix" "$log"
+else
+    why=""
+    if command -v pkg-config >/dev/null 2>&1; then
+        flags=$(PKG_CONFIG_PATH=$moved/lib/pkgconfig pkg-config --cflags --libs blosc2 2>>"$log")
+        echo "pkg-config: $flags" >>"$log"
+        case "$flags" in *"$moved"*) ;; *) why="$why pkg-config-paths" ;; esac
+        case "$flags" in *"$P/"*|*"$P "*) why="$why pkg-config-points-at-original" ;; esac
+    fi
+    if [ -n "$cmake" ]; then
+        rdir=$OUT/cmake-build-moved
+        if "$cmake" -S "$here/cmake-consumer" -B "$rdir" -DCMAKE_PREFIX_PATH="$moved" \
+            -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC" >>"$log" 2>&1 &&
+            "$cmake" --build "$rdir" --target consumer_shared >>"$log" 2>&1; then
+            grep -q "Blosc2_DIR:PATH=$moved/" "$rdir/CMakeCache.txt" || why="$why cmake-found-another-prefix"
+            readelf -d "$rdir/consumer_shared" | grep -q "$moved/lib" || why="$why cmake-rpath-not-moved"
+        else
+            why="$why cmake-build"
+        fi
+    fi
+    if [ -z "$why" ]; then pass relocatable; else fail relocatable "$why" "$log"; fi
+fi
+rm -rf "$moved" "$OUT/cmake-build-moved"
 
 # --- roundtrips with the references -------------------------------------------
 rt_src=$here/roundtrip/roundtrip.c
