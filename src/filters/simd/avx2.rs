@@ -133,9 +133,7 @@ fn shuffle4(src: &[u8], dst: &mut [u8], n: usize) -> usize {
         14, 3, 7, 11, 15,
     );
     let pair = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    let groups = n / 32;
-    let dp = dst.as_mut_ptr();
-    for (g, chunk) in src.chunks_exact(128).take(groups).enumerate() {
+    let transpose = |chunk: &[u8]| {
         let mut w = [_mm256_setzero_si256(); 4];
         for (k, wk) in w.iter_mut().enumerate() {
             let v = load32(chunk, 32 * k);
@@ -145,16 +143,36 @@ fn shuffle4(src: &[u8], dst: &mut [u8], n: usize) -> usize {
         let b = _mm256_unpackhi_epi64(w[0], w[1]);
         let c = _mm256_unpacklo_epi64(w[2], w[3]);
         let d = _mm256_unpackhi_epi64(w[2], w[3]);
-        let planes = [
+        [
             _mm256_permute2x128_si256::<0x20>(a, c),
             _mm256_permute2x128_si256::<0x20>(b, d),
             _mm256_permute2x128_si256::<0x31>(a, c),
             _mm256_permute2x128_si256::<0x31>(b, d),
-        ];
-        for (j, pj) in planes.iter().enumerate() {
+        ]
+    };
+    // Two groups per step, so each plane gets a whole 64-byte line at once.
+    let pairs = n / 64;
+    let dp = dst.as_mut_ptr();
+    for (g, chunk) in src.chunks_exact(256).take(pairs).enumerate() {
+        let x = transpose(&chunk[..128]);
+        let y = transpose(&chunk[128..]);
+        for j in 0..4 {
+            // SAFETY: j < 4 and 64 * g + 64 <= n, so both stores end at or
+            // before 4 * n <= dst.len().
+            unsafe {
+                let p = dp.add(j * n + 64 * g);
+                _mm256_storeu_si256(p.cast(), x[j]);
+                _mm256_storeu_si256(p.add(32).cast(), y[j]);
+            }
+        }
+    }
+    let groups = n / 32;
+    for g in 2 * pairs..groups {
+        let x = transpose(&src[128 * g..128 * (g + 1)]);
+        for (j, xj) in x.iter().enumerate() {
             // SAFETY: j < 4 and 32 * g + 32 <= n, so the store ends at or
             // before 4 * n <= dst.len().
-            unsafe { _mm256_storeu_si256(dp.add(j * n + 32 * g).cast(), *pj) };
+            unsafe { _mm256_storeu_si256(dp.add(j * n + 32 * g).cast(), *xj) };
         }
     }
     groups * 32
