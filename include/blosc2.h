@@ -1381,6 +1381,53 @@ BLOSC_EXPORT struct blosc2_cparams blosc2_get_blosc2_cparams_defaults(void);
 // Upstream's `BLOSC2_DPARAMS_DEFAULTS`.
 BLOSC_EXPORT struct blosc2_dparams blosc2_get_blosc2_dparams_defaults(void);
 
+// Remove a directory and the files in it (a sparse frame).
+//
+// # Safety
+// `dir_path` is NULL or a C string.
+BLOSC_EXPORT int blosc2_remove_dir(const char *dir_path);
+
+// Remove a frame file or sparse frame directory; a missing path is fine.
+//
+// # Safety
+// `urlpath` is NULL or a C string.
+BLOSC_EXPORT int blosc2_remove_urlpath(const char *urlpath);
+
+// Rename a frame file or directory.
+//
+// # Safety
+// Both are NULL or C strings.
+BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
+
+// Row-major index of item `i` in an array of `shape`.
+//
+// # Safety
+// `shape` and `index` have `ndim` values.
+BLOSC_EXPORT
+void blosc2_unidim_to_multidim(uint8_t ndim,
+                               int64_t *shape,
+                               int64_t i,
+                               int64_t *index);
+
+// Item number of a row-major `index` with `strides`.
+//
+// # Safety
+// `index` and `strides` have `ndim` values; `i` is writable.
+BLOSC_EXPORT
+void blosc2_multidim_to_unidim(const int64_t *index,
+                               int8_t ndim,
+                               const int64_t *strides,
+                               int64_t *i);
+
+// Register a user I/O backend (ids from `BLOSC2_IO_REGISTERED` on).
+//
+// # Safety
+// `io` is NULL or valid; its name is a C string that outlives the library use.
+BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
+
+// The registered backend with `id`, or NULL.
+BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
+
 // Initialize the library (optional; reference-counted with destroy).
 BLOSC_EXPORT void blosc2_init(void);
 
@@ -1768,6 +1815,29 @@ BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
 // # Safety
 // `schunk` is NULL or live.
 BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
+
+// Items at `coords` (item indices) into `buffer`, one after the other.
+//
+// # Safety
+// `schunk` is live; `coords` has `ncoords` values; `buffer` has room for
+// `ncoords` items.
+BLOSC_EXPORT
+int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
+                                    int64_t ncoords,
+                                    const int64_t *coords,
+                                    void *buffer);
+
+// Chunks touched by the slice `*start..*stop` (a malloc()ed list in
+// `*chunks_idx`); returns how many. Arrays (a "b2nd" metalayer) are not
+// supported here yet.
+//
+// # Safety
+// `schunk` is live; `start`/`stop` point to one value; `chunks_idx` writable.
+BLOSC_EXPORT
+int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
+                                 int64_t *start,
+                                 int64_t *stop,
+                                 int64_t **chunks_idx);
 /* ---- Inline helpers ---- */
 
 /** Message for a Blosc2 error code (same string as blosc2_error_string()). */

@@ -813,6 +813,36 @@ impl SuperChunk {
         Ok(())
     }
 
+    /// Items at the given item indices, one after the other into `dest`.
+    pub fn get_sparse(&self, coords: &[i64], dest: &mut [u8]) -> Result<()> {
+        let ts = self.cparams.typesize.max(1) as usize;
+        if dest.len() / ts < coords.len() {
+            return Err(Error::InvalidParam);
+        }
+        for (i, &c) in coords.iter().enumerate() {
+            let stop = c.checked_add(1).ok_or(Error::InvalidParam)?;
+            self.get_slice(c, stop, &mut dest[i * ts..(i + 1) * ts])?;
+        }
+        Ok(())
+    }
+
+    /// Indices of the chunks that items `start..stop` touch.
+    pub fn slice_chunks(&self, start: i64, stop: i64) -> Result<Vec<i64>> {
+        if self.entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ts = self.cparams.typesize as i64;
+        let cs = self.chunksize as i64;
+        if cs <= 0 || start < 0 || stop < start {
+            return Err(Error::InvalidParam);
+        }
+        let bstart = start.checked_mul(ts).ok_or(Error::InvalidParam)?;
+        let bstop = stop.checked_mul(ts).ok_or(Error::InvalidParam)?;
+        let first = bstart / cs;
+        let last = bstop / cs + i64::from(bstop % cs != 0);
+        Ok((first..last).collect())
+    }
+
     // ----- metalayers -----
 
     /// Add a fixed-size metalayer; returns its index.

@@ -84,6 +84,57 @@ static const blosc2_stdio_mmap BLOSC2_STDIO_MMAP_DEFAULTS = {
   "r", (size_t)1 << 30, false, NULL, NULL, 0, 0, false, NULL, -1, -1, -1
 };
 
+// Open `urlpath` with an fopen mode.
+//
+// # Safety
+// `urlpath` and `mode` are NULL or C strings.
+BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void *params);
+
+// Close a stream of `blosc2_stdio_open`.
+//
+// # Safety
+// `stream` is NULL or came from `blosc2_stdio_open`, and is not used again.
+BLOSC_EXPORT int blosc2_stdio_close(void *stream);
+
+// Size of the file behind a stream.
+//
+// # Safety
+// `stream` is NULL or came from `blosc2_stdio_open`.
+BLOSC_EXPORT int64_t blosc2_stdio_size(void *stream);
+
+// Write `nitems` items of `size` bytes at `position`; items written.
+//
+// # Safety
+// `ptr` has `size * nitems` readable bytes; `stream` from `blosc2_stdio_open`.
+BLOSC_EXPORT
+int64_t blosc2_stdio_write(const void *ptr,
+                           int64_t size,
+                           int64_t nitems,
+                           int64_t position,
+                           void *stream);
+
+// Read `nitems` items of `size` bytes at `position` into `*ptr`; items read.
+//
+// # Safety
+// `*ptr` has `size * nitems` writable bytes; `stream` from `blosc2_stdio_open`.
+BLOSC_EXPORT
+int64_t blosc2_stdio_read(void **ptr,
+                          int64_t size,
+                          int64_t nitems,
+                          int64_t position,
+                          void *stream);
+
+// Truncate (or extend) the file behind a stream.
+//
+// # Safety
+// `stream` is NULL or came from `blosc2_stdio_open`.
+BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
+
+// The default backend has no parameters to release.
+//
+// # Safety
+// Always safe; the pointer is not used.
+BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,8 @@ pub mod boundary;
 pub mod chunk;
 pub mod context;
 pub mod env;
+pub mod frame;
+pub mod io;
 pub mod library;
 pub mod prefilter;
 pub mod ptr;

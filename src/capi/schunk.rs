@@ -6,7 +6,7 @@
 //! public struct is refreshed from the safe core after every call, because
 //! C code (and upstream's `static inline blosc2_meta_get`) reads its fields.
 
-use super::boundary::{err, ffi_int, guard, trace_error};
+use super::boundary::{err, ffi_int, guard};
 use super::context::{core_cparams, effective_cparams, new_cctx, new_dctx, Context};
 use super::types::{
     blosc2_cparams, blosc2_dparams, blosc2_frame, blosc2_io, blosc2_metalayer, blosc2_schunk,
@@ -220,12 +220,7 @@ unsafe fn c_name<'a>(p: *const c_char) -> Option<&'a str> {
 
 /// Resolve a `blosc2_io` to a backend.
 fn backend(io: &blosc2_io) -> Result<std::sync::Arc<dyn crate::io::Backend>, Error> {
-    if io.id as c_int == super::consts::BLOSC2_IO_FILESYSTEM {
-        Ok(crate::io::default_backend())
-    } else {
-        trace_error!("I/O backend {} is not available", io.id);
-        Err(Error::PluginIo)
-    }
+    super::io::backend_for(io)
 }
 
 fn finish(r: Result<Box<Handle>, Error>) -> *mut blosc2_schunk {
@@ -1372,4 +1367,104 @@ pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_
     } else {
         0
     }
+}
+
+/// Items at `coords` (item indices) into `buffer`, one after the other.
+///
+/// # Safety
+/// `schunk` is live; `coords` has `ncoords` values; `buffer` has room for
+/// `ncoords` items.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
+    schunk: *mut blosc2_schunk,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+) -> c_int {
+    ffi_int!("blosc2_schunk_get_sparse_buffer", {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { handle(schunk) }) else {
+            return Error::InvalidParam.code();
+        };
+        if ncoords < 0 {
+            return Error::InvalidParam.code();
+        }
+        if ncoords == 0 {
+            return 0;
+        }
+        if coords.is_null() || buffer.is_null() {
+            return Error::InvalidParam.code();
+        }
+        let ts = h.core.typesize().max(1) as usize;
+        let Some(len) = (ncoords as usize).checked_mul(ts) else {
+            return Error::InvalidParam.code();
+        };
+        // SAFETY: `ncoords` values and `ncoords` items of room per the contract.
+        let (c, out) = unsafe {
+            (
+                std::slice::from_raw_parts(coords, ncoords as usize),
+                super::ptr::out_slice(buffer, len),
+            )
+        };
+        match h.core.get_sparse(c, out) {
+            Ok(()) => 0,
+            Err(e) => err(e),
+        }
+    })
+}
+
+/// Chunks touched by the slice `*start..*stop` (a malloc()ed list in
+/// `*chunks_idx`); returns how many. Arrays (a "b2nd" metalayer) are not
+/// supported here yet.
+///
+/// # Safety
+/// `schunk` is live; `start`/`stop` point to one value; `chunks_idx` writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_slice_nchunks(
+    schunk: *mut blosc2_schunk,
+    start: *mut i64,
+    stop: *mut i64,
+    chunks_idx: *mut *mut i64,
+) -> i64 {
+    guard(
+        "blosc2_get_slice_nchunks",
+        Error::Failure.code() as i64,
+        || {
+            // SAFETY: per the contract.
+            let Some(h) = (unsafe { handle(schunk) }) else {
+                return Error::NullPointer.code() as i64;
+            };
+            if start.is_null() || stop.is_null() || chunks_idx.is_null() {
+                return Error::NullPointer.code() as i64;
+            }
+            let is_array = ["b2nd", "caterva"]
+                .iter()
+                .any(|n| crate::metalayers::find(&h.core.metalayers, n).is_some());
+            if is_array {
+                return err(Error::InvalidParam) as i64;
+            }
+            // SAFETY: one readable value each per the contract.
+            let (a, b) = unsafe { (*start, *stop) };
+            let v = match h.core.slice_chunks(a, b) {
+                Ok(v) => v,
+                Err(e) => return err(e) as i64,
+            };
+            let p = if v.is_empty() {
+                ptr::null_mut()
+            } else {
+                // SAFETY: plain allocation, filled right away.
+                unsafe {
+                    let p = libc::malloc(v.len() * 8).cast::<i64>();
+                    if p.is_null() {
+                        return err(Error::MemoryAlloc) as i64;
+                    }
+                    ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
+                    p
+                }
+            };
+            // SAFETY: writable per the contract.
+            unsafe { *chunks_idx = p };
+            v.len() as i64
+        },
+    )
 }
