@@ -271,3 +271,22 @@ mod hooks {
         }
     }
 }
+
+/// Upstream 3.3.5 records a forced blocksize that is not a multiple of the
+/// typesize in the header while cutting blocks at the multiple, so its own
+/// chunk does not decode (-3). We record the block size we really use.
+#[test]
+fn forced_blocksize_not_multiple_of_typesize_round_trips() {
+    let src = data(100_000, 24, 5);
+    for (typesize, blocksize) in [(24, 4096), (3, 1000), (4, 30_507), (7, 65_536)] {
+        let cp = CParams {
+            typesize,
+            blocksize,
+            compcode: 1,
+            ..CParams::default()
+        };
+        let chunk = round_trip(&cp, &src);
+        let h = ChunkHeader::read(&chunk).unwrap();
+        assert_eq!(h.blocksize % typesize, 0, "typesize {typesize} blocksize {blocksize}");
+    }
+}
