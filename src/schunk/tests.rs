@@ -278,3 +278,193 @@ fn special_fill_and_offsets() {
     back.get_slice(0, 1000, &mut out).unwrap();
     assert!(out.iter().all(|&b| b == 0));
 }
+
+/// A small frame with metalayers, vlmetalayers, 3 chunks and a special one.
+fn sample_frame() -> Vec<u8> {
+    let mut sc = SuperChunk::new(Storage {
+        contiguous: true,
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    })
+    .unwrap();
+    sc.meta_add("ovrfl", &[0xde, 0xad, 0xbe, 0xef]).unwrap();
+    for i in 0..3 {
+        sc.append_buffer(&sample(4000, 11 + i)).unwrap();
+    }
+    let mut z = vec![0u8; EXTENDED_HEADER_LENGTH];
+    let n = make_special(&sc.cparams, Special::Zero, 4000, None, &mut z).unwrap();
+    sc.append_chunk(&z[..n]).unwrap();
+    sc.vlmeta_add("vl", &sample(100, 5), None).unwrap();
+    sc.to_frame().unwrap()
+}
+
+fn be(v: &mut [u8], at: usize, bytes: &[u8]) {
+    v[at..at + bytes.len()].copy_from_slice(bytes);
+}
+
+fn opens_and_reads(buf: &[u8]) -> Result<()> {
+    let sc = SuperChunk::from_buffer(buf, false)?;
+    for i in 0..sc.nchunks() {
+        let mut out = vec![0u8; sc.chunksize().max(0) as usize];
+        sc.decompress_chunk(i, &mut out)?;
+    }
+    for m in &sc.vlmetalayers {
+        sc.vlmeta_get(&m.name)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn malformed_frames_are_errors() {
+    let good = sample_frame();
+    opens_and_reads(&good).unwrap();
+    let hl = i32::from_be_bytes(good[11..15].try_into().unwrap()) as usize;
+    let flen = good.len();
+    // truncated anywhere
+    for cut in 0..flen {
+        assert!(opens_and_reads(&good[..cut]).is_err(), "cut {cut}");
+    }
+    let bad = |f: &dyn Fn(&mut Vec<u8>)| {
+        let mut v = good.clone();
+        f(&mut v);
+        opens_and_reads(&v)
+    };
+    // header_size lies
+    for h in [0i32, 10, 86, flen as i32 + 1, i32::MAX, -1] {
+        assert!(
+            bad(&|v| be(v, 11, &h.to_be_bytes())).is_err(),
+            "header_len {h}"
+        );
+    }
+    // frame_size lies
+    for l in [0u64, 50, flen as u64 - 1, flen as u64 + 1, u64::MAX] {
+        assert!(
+            bad(&|v| be(v, 16, &l.to_be_bytes())).is_err(),
+            "frame_len {l}"
+        );
+    }
+    // trailer_len: too small, too big, huge
+    for t in [
+        0u32,
+        24,
+        flen as u32,
+        flen as u32 - 80,
+        u32::MAX,
+        i32::MAX as u32 + 1,
+    ] {
+        assert!(
+            bad(&|v| be(v, flen - 22, &t.to_be_bytes())).is_err(),
+            "trailer_len {t}"
+        );
+    }
+    // compressed size in the header pointing the index elsewhere
+    for c in [-1i64, 0, 1, i64::MAX, i64::MAX - 100, flen as i64] {
+        assert!(bad(&|v| be(v, 39, &c.to_be_bytes())).is_err(), "cbytes {c}");
+    }
+    // metalayer count and content length overflowing
+    assert!(bad(&|v| be(v, 92, &0xffffu16.to_be_bytes())).is_err());
+    let meta_len_at = good
+        .windows(5)
+        .position(|w| w == [0xc6, 0, 0, 0, 4])
+        .unwrap()
+        + 1;
+    assert!(meta_len_at < hl);
+    for l in [i32::MAX, -1, 5, 1 << 20] {
+        assert!(
+            bad(&|v| be(v, meta_len_at, &l.to_be_bytes())).is_err(),
+            "meta len {l}"
+        );
+    }
+    // the trailer's vlmetalayer count
+    let tl = u32::from_be_bytes(good[flen - 22..flen - 18].try_into().unwrap()) as usize;
+    let t0 = flen - tl;
+    assert_eq!(&good[t0..t0 + 4], &[0x94, 1, 0x93, 0xcd]);
+    assert!(bad(&|v| be(v, t0 + 7, &0xffffu16.to_be_bytes())).is_err());
+    // index offsets outside the frame
+    let offs = [i64::MAX / 4; 4];
+    let idx = index::encode(&offs).unwrap();
+    let h = FrameHeader::parse(&good).unwrap();
+    let idx_at = hl + h.cbytes as usize;
+    let old_idx_len = ChunkHeader::read(&good[idx_at..]).unwrap().cbytes as usize;
+    let mut v = good[..idx_at].to_vec();
+    v.extend_from_slice(&idx);
+    v.extend_from_slice(&good[idx_at + old_idx_len..]);
+    let nl = v.len() as u64;
+    be(&mut v, 16, &nl.to_be_bytes());
+    assert!(opens_and_reads(&v).is_err());
+    // a chunk whose cbytes runs past the chunks section
+    for cb in [i32::MAX, h.cbytes as i32 + 1, 31] {
+        assert!(
+            bad(&|v| be(v, hl + 12, &cb.to_le_bytes())).is_err(),
+            "chunk cbytes {cb}"
+        );
+    }
+    // any single corrupted byte: never a panic
+    for at in 0..flen {
+        for x in [0u8, 0xff, 0x80, 0x7f] {
+            let mut v = good.clone();
+            v[at] = x;
+            let _ = opens_and_reads(&v);
+        }
+    }
+}
+
+#[test]
+fn sparse_frame_missing_or_truncated_chunk() {
+    let d = tmp("broken.b2frame");
+    let mut sc = SuperChunk::new(Storage {
+        urlpath: Some(d.clone()),
+        ..Storage::default()
+    })
+    .unwrap();
+    for i in 0..3 {
+        sc.append_buffer(&sample(8000, 3 + i)).unwrap();
+    }
+    drop(sc);
+    let f1 = sframe::chunk_path(&d, 1);
+    let content = std::fs::read(&f1).unwrap();
+    std::fs::write(&f1, &content[..content.len() / 2]).unwrap();
+    std::fs::remove_file(sframe::chunk_path(&d, 2)).unwrap();
+    let sc = SuperChunk::open(&d, 0, crate::io::default_backend()).unwrap();
+    let mut out = vec![0u8; 8000];
+    sc.decompress_chunk(0, &mut out).unwrap();
+    assert!(sc.decompress_chunk(1, &mut out).is_err());
+    assert!(sc.decompress_chunk(2, &mut out).is_err());
+    std::fs::write(sframe::index_path(&d), b"short").unwrap();
+    assert!(SuperChunk::open(&d, 0, crate::io::default_backend()).is_err());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn readers_share_one_superchunk() {
+    fn is_sync<T: Sync>(_: &T) {}
+    let f = sample_frame();
+    let sc = SuperChunk::from_buffer(&f, false).unwrap();
+    is_sync(&sc);
+    let want: Vec<Vec<u8>> = (0..sc.nchunks())
+        .map(|i| {
+            let mut o = vec![0u8; 4000];
+            sc.decompress_chunk(i, &mut o).unwrap();
+            o
+        })
+        .collect();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (sc, want) = (&sc, &want);
+            s.spawn(move || {
+                for k in 0..200 {
+                    let i = ((k + t) % 4) as i64;
+                    let mut o = vec![0u8; 4000];
+                    sc.decompress_chunk(i, &mut o).unwrap();
+                    assert_eq!(o, want[i as usize]);
+                    let mut s2 = vec![0u8; 40];
+                    sc.get_slice(i * 1000 + 5, i * 1000 + 15, &mut s2).unwrap();
+                    assert_eq!(&s2[..], &want[i as usize][20..60]);
+                }
+            });
+        }
+    });
+}
