@@ -342,7 +342,7 @@ fn step<const N: usize, const EXTRA_HASH: bool>(
     if len <= 5 && bdist >= MAX_DISTANCE {
         return Step::Literal;
     }
-    if !w.literals(input, lit, anchor) || !w.matched(len, bdist) {
+    if !w.literals_and_match(input, lit, anchor, len, bdist) {
         return Step::Full;
     }
     // Seed the table at the match boundary; level 9 also hashes the next
@@ -392,6 +392,40 @@ impl Writer<'_> {
         }
         self.op = op + total;
         true
+    }
+
+    /// Emits pending literals `src[start..end]` plus a match, with one
+    /// capacity check for the common case of a short literal run and a short
+    /// near match; other cases go token by token.
+    #[inline(always)]
+    fn literals_and_match(
+        &mut self,
+        src: &[u8],
+        start: usize,
+        end: usize,
+        len: usize,
+        bdist: usize,
+    ) -> bool {
+        let n = end - start;
+        let op = self.op;
+        if n <= MAX_COPY
+            && len < 7
+            && bdist < MAX_DISTANCE
+            && start + MAX_COPY <= src.len()
+            && op + MAX_COPY + 3 <= self.out.len()
+        {
+            let out = &mut self.out[op..op + MAX_COPY + 3];
+            // With no literals the control byte and the copy are simply
+            // overwritten by the match token.
+            out[0] = n.wrapping_sub(1) as u8;
+            out[1..1 + MAX_COPY].copy_from_slice(&src[start..start + MAX_COPY]);
+            let m = if n == 0 { 0 } else { n + 1 };
+            out[m] = ((len << 5) + (bdist >> 8)) as u8;
+            out[m + 1] = bdist as u8;
+            self.op = op + m + 2;
+            return true;
+        }
+        self.literals(src, start, end) && self.matched(len, bdist)
     }
 
     /// Emits a match of biased length `len` (the decoder copies `len + 2`
