@@ -342,11 +342,17 @@ impl Compressor {
             }
         };
 
-        if nthreads <= 1 {
+        // Upstream compresses serially when one thread is asked for or the
+        // source holds at most one whole block, and only then lends each codec
+        // just the room left in `dest` (which can change what it emits).
+        if nthreads <= 1 || src.len() / plan.blocksize.max(1) <= 1 {
             let scratch = &mut self.scratch[0];
             prep(scratch);
             for j in 0..plan.nblocks {
-                let n = compress_block(params, plan, &spec, extended, src, j, scratch, dict, pre)?;
+                let room = Some(dest.len().saturating_sub(pos));
+                let n = compress_block(
+                    params, plan, &spec, extended, src, j, scratch, dict, pre, room,
+                )?;
                 if pos + n > dest.len() {
                     return Ok(None);
                 }
@@ -362,7 +368,9 @@ impl Compressor {
         let pool = Pool::ensure(&mut self.pool, nthreads)?;
         let results = pool.run(plan.nblocks, &mut self.scratch[..nthreads], |j, scratch| {
             prep(scratch);
-            let n = compress_block(params, plan, &spec, extended, src, j, scratch, dict, pre)?;
+            let n = compress_block(
+                params, plan, &spec, extended, src, j, scratch, dict, pre, None,
+            )?;
             Ok(scratch.out[..n].to_vec())
         })?;
         for (j, block) in results.iter().enumerate() {
@@ -515,7 +523,10 @@ fn compress_block(
     scratch: &mut Scratch,
     dict: Option<&[u8]>,
     pre: Option<PreInfo>,
+    room: Option<usize>,
 ) -> Result<usize> {
+    // More than `room`: tells the caller the block does not fit.
+    let no_fit = room.map_or(usize::MAX, |r| r + 1);
     let bsize = plan.bsize(j);
     let offset = j * plan.blocksize;
     let ctx = PluginContext {
@@ -568,19 +579,27 @@ fn compress_block(
                 }
             }
         }
-        let body = &mut out[pos + 4..pos + 4 + neblock];
+        let used = pos + 4;
+        let maxout = match room {
+            Some(r) if used >= r => return Ok(no_fit),
+            Some(r) => neblock.min(r - used),
+            None => neblock,
+        };
         let mut cbytes = compress_stream(
             params.compcode,
             params.clevel,
             params.compcode_meta,
             dict,
             stream,
-            body,
+            &mut out[used..used + maxout],
             &ctx,
         )?;
         if cbytes == 0 || cbytes >= neblock {
+            if room.is_some_and(|r| used + neblock > r) {
+                return Ok(no_fit);
+            }
             // incompressible stream: stored raw, flagged by csize == neblock
-            body.copy_from_slice(stream);
+            out[used..used + neblock].copy_from_slice(stream);
             cbytes = neblock;
         }
         out[pos..pos + 4].copy_from_slice(&(cbytes as i32).to_le_bytes());
