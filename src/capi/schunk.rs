@@ -190,6 +190,16 @@ unsafe fn handle<'a>(s: *mut blosc2_schunk) -> Option<&'a mut Handle> {
     unsafe { s.cast::<Handle>().as_mut() }
 }
 
+/// Shared access for the calls that only read, so several threads may read
+/// one super-chunk at once.
+///
+/// # Safety
+/// As [`handle`], and no other thread mutates the super-chunk meanwhile.
+unsafe fn handle_ref<'a>(s: *mut blosc2_schunk) -> Option<&'a Handle> {
+    // SAFETY: per the contract.
+    unsafe { s.cast::<Handle>().as_ref() }
+}
+
 /// A NUL-terminated C string as a path.
 ///
 /// # Safety
@@ -660,13 +670,12 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
 ) -> c_int {
     ffi_int!("blosc2_schunk_decompress_chunk", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle(schunk) }) else {
+        let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(Error::NullPointer);
         };
         if dest.is_null() || nbytes < 0 {
             return err(Error::InvalidParam);
         }
-        h.c.current_nchunk = nchunk;
         // SAFETY: `nbytes` writable bytes per the contract.
         let out = unsafe { super::ptr::out_slice(dest, nbytes as usize) };
         match h.core.decompress_chunk(nchunk, out) {
@@ -685,7 +694,7 @@ unsafe fn get_chunk_impl(
     needs_free: *mut bool,
 ) -> c_int {
     // SAFETY: per the contract.
-    let Some(h) = (unsafe { handle(schunk) }) else {
+    let Some(h) = (unsafe { handle_ref(schunk) }) else {
         return err(Error::NullPointer);
     };
     if chunk.is_null() || needs_free.is_null() {
@@ -764,7 +773,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
 ) -> c_int {
     ffi_int!("blosc2_schunk_get_slice_buffer", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle(schunk) }) else {
+        let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(Error::NullPointer);
         };
         let ts = h.core.typesize() as i64;
@@ -892,7 +901,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
         Error::Failure.code() as i64,
         || {
             // SAFETY: per the contract.
-            let Some(h) = (unsafe { handle(schunk) }) else {
+            let Some(h) = (unsafe { handle_ref(schunk) }) else {
                 return err(Error::NullPointer) as i64;
             };
             if cframe.is_null() || needs_free.is_null() {
@@ -988,7 +997,7 @@ pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> 
 pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
     guard("blosc2_frame_get_offsets", ptr::null_mut(), || {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle(schunk) }) else {
+        let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return ptr::null_mut();
         };
         let Ok(offs) = h.core.offsets() else {
@@ -1015,7 +1024,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
 ) -> c_int {
     ffi_int!("blosc2_schunk_get_cparams", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle(schunk) }) else {
+        let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(Error::NullPointer);
         };
         if cparams.is_null() {
@@ -1057,7 +1066,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
 ) -> c_int {
     ffi_int!("blosc2_schunk_get_dparams", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle(schunk) }) else {
+        let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(Error::NullPointer);
         };
         if dparams.is_null() {
@@ -1163,7 +1172,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
 ) -> c_int {
     ffi_int!("blosc2_vlmeta_exists", {
         // SAFETY: per the contract.
-        let (Some(h), Some(n)) = (unsafe { handle(schunk) }, unsafe { c_name(name) }) else {
+        let (Some(h), Some(n)) = (unsafe { handle_ref(schunk) }, unsafe { c_name(name) }) else {
             return Error::InvalidParam.code();
         };
         if n.len() > crate::metalayers::NAME_MAXLEN {
@@ -1250,7 +1259,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
 ) -> c_int {
     ffi_int!("blosc2_vlmeta_get", {
         // SAFETY: per the contract.
-        let (Some(h), Some(n)) = (unsafe { handle(schunk) }, unsafe { c_name(name) }) else {
+        let (Some(h), Some(n)) = (unsafe { handle_ref(schunk) }, unsafe { c_name(name) }) else {
             return err(Error::InvalidParam);
         };
         if content_.is_null() || content_len.is_null() {
@@ -1316,7 +1325,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
 ) -> c_int {
     ffi_int!("blosc2_vlmeta_get_names", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle(schunk) }) else {
+        let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(Error::NullPointer);
         };
         if names.is_null() {
@@ -1383,7 +1392,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
 ) -> c_int {
     ffi_int!("blosc2_schunk_get_sparse_buffer", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle(schunk) }) else {
+        let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return Error::InvalidParam.code();
         };
         if ncoords < 0 {
@@ -1431,7 +1440,7 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
         Error::Failure.code() as i64,
         || {
             // SAFETY: per the contract.
-            let Some(h) = (unsafe { handle(schunk) }) else {
+            let Some(h) = (unsafe { handle_ref(schunk) }) else {
                 return Error::NullPointer.code() as i64;
             };
             if start.is_null() || stop.is_null() || chunks_idx.is_null() {
