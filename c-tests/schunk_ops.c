@@ -285,6 +285,29 @@ int main(int argc, char **argv) {
     blosc2_schunk_free(sc);
   }
 
+  /* the memory-mapped backend: write with "w+", read back with "r" */
+  {
+    blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
+    mm.mode = "w+";
+    blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mm};
+    blosc2_storage st = {.contiguous = true, .urlpath = path_u, .cparams = &cp, .io = &io};
+    blosc2_remove_urlpath(path_u);
+    blosc2_schunk *sc = build(&st);
+    check_content(sc, "mmap w+");
+    blosc2_schunk_free(sc);
+    blosc2_stdio_mmap mr = BLOSC2_STDIO_MMAP_DEFAULTS;
+    mr.mode = "r";
+    blosc2_io ior = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mr};
+    sc = blosc2_schunk_open_udio(path_u, &ior);
+    REQUIRE(sc != NULL);
+    check_content(sc, "mmap r");
+    blosc2_schunk_free(sc);
+    sc = blosc2_schunk_open(path_u);
+    REQUIRE(sc != NULL);
+    check_content(sc, "mmap-written frame through stdio");
+    blosc2_schunk_free(sc);
+  }
+
   CHECK_EQ_INT(blosc2_remove_urlpath(path_c), 0);
   CHECK_EQ_INT(blosc2_remove_urlpath(path_s), 0);
   CHECK_EQ_INT(blosc2_remove_urlpath(path_o), 0);

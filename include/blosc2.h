@@ -1419,6 +1419,9 @@ void blosc2_multidim_to_unidim(const int64_t *index,
                                const int64_t *strides,
                                int64_t *i);
 
+// Upstream's `BLOSC2_STDIO_MMAP_DEFAULTS`.
+BLOSC_EXPORT struct blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
+
 // Register a user I/O backend (ids from `BLOSC2_IO_REGISTERED` on).
 //
 // # Safety

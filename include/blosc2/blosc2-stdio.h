@@ -135,6 +135,56 @@ BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
 // # Safety
 // Always safe; the pointer is not used.
 BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
+
+// Map `urlpath` as `params` (a `blosc2_stdio_mmap`) says; the params
+// struct is the stream, and a file is mapped only once per struct.
+//
+// # Safety
+// `urlpath` is NULL or a C string; `params` is NULL or a valid
+// `blosc2_stdio_mmap` whose `mode` is NULL or a C string.
+BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params);
+
+// Nothing to do: the mapping lives until `blosc2_stdio_mmap_destroy`.
+//
+// # Safety
+// Always safe; the pointer is not used.
+BLOSC_EXPORT int blosc2_stdio_mmap_close(void *stream);
+
+// # Safety
+// `stream` came from `blosc2_stdio_mmap_open`.
+BLOSC_EXPORT int64_t blosc2_stdio_mmap_size(void *stream);
+
+// Copy into the mapping at `position`, growing the file and the mapping.
+//
+// # Safety
+// `ptr` has `size * nitems` readable bytes; `stream` from `blosc2_stdio_mmap_open`.
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_write(const void *ptr_,
+                                int64_t size,
+                                int64_t nitems,
+                                int64_t position,
+                                void *stream);
+
+// Point `*ptr` into the mapping (no copy).
+//
+// # Safety
+// `ptr` is writable; `stream` from `blosc2_stdio_mmap_open`.
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_read(void **ptr_,
+                               int64_t size,
+                               int64_t nitems,
+                               int64_t position,
+                               void *stream);
+
+// # Safety
+// `stream` came from `blosc2_stdio_mmap_open`.
+BLOSC_EXPORT int blosc2_stdio_mmap_truncate(void *stream, int64_t size);
+
+// Flush, unmap and close; frees the struct when `needs_free` says so.
+//
+// # Safety
+// `params` is NULL or a `blosc2_stdio_mmap` (malloc()ed if `needs_free`).
+BLOSC_EXPORT int blosc2_stdio_mmap_destroy(void *params);
 #ifdef __cplusplus
 }
 #endif

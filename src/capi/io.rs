@@ -5,10 +5,10 @@
 
 use super::boundary::{ffi_int, guard, trace_error};
 use super::consts::{BLOSC2_IO_FILESYSTEM, BLOSC2_IO_FILESYSTEM_MMAP, BLOSC2_IO_REGISTERED};
-use super::types::{blosc2_io, blosc2_io_cb, blosc2_stdio_file};
+use super::types::{blosc2_io, blosc2_io_cb, blosc2_stdio_file, blosc2_stdio_mmap};
 use crate::error::{Error, Result};
 use crate::io::{Backend, Mode, Stream};
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
 use std::ptr;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -236,6 +236,294 @@ pub unsafe extern "C" fn blosc2_stdio_destroy(params: *mut c_void) -> c_int {
     0
 }
 
+// ----- the memory-mapped backend -----
+
+/// Upstream's `BLOSC2_STDIO_MMAP_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
+    blosc2_stdio_mmap::default()
+}
+
+/// Map `urlpath` as `params` (a `blosc2_stdio_mmap`) says; the params
+/// struct is the stream, and a file is mapped only once per struct.
+///
+/// # Safety
+/// `urlpath` is NULL or a C string; `params` is NULL or a valid
+/// `blosc2_stdio_mmap` whose `mode` is NULL or a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_open(
+    urlpath: *const c_char,
+    mode: *const c_char,
+    params: *mut c_void,
+) -> *mut c_void {
+    let _ = mode;
+    guard("blosc2_stdio_mmap_open", ptr::null_mut(), || {
+        // SAFETY: NULL or valid per the contract.
+        let Some(m) = (unsafe { params.cast::<blosc2_stdio_mmap>().as_mut() }) else {
+            return ptr::null_mut();
+        };
+        if urlpath.is_null() {
+            return ptr::null_mut();
+        }
+        if !m.addr.is_null() {
+            // SAFETY: both C strings (ours was strdup()ed at first open).
+            let same = !m.urlpath.is_null() && unsafe { libc::strcmp(m.urlpath, urlpath) } == 0;
+            if !same {
+                trace_error!(
+                    "a memory-mapped file is mapped once, with one path (no sparse frames)"
+                );
+                return ptr::null_mut();
+            }
+            return params;
+        }
+        if m.mode.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: a C string per the contract.
+        let mode = unsafe { CStr::from_ptr(m.mode) }.to_bytes();
+        let (prot, flags, memory_only, fmode, initial) = match mode {
+            b"r" => (libc::PROT_READ, libc::MAP_SHARED, false, c"rb", false),
+            b"r+" => (
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                false,
+                c"rb+",
+                true,
+            ),
+            b"w+" => (
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                false,
+                c"wb+",
+                true,
+            ),
+            b"c" => (
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE,
+                true,
+                c"rb",
+                true,
+            ),
+            _ => return ptr::null_mut(),
+        };
+        // SAFETY: C strings; the FILE and mapping are owned by `m` until
+        // blosc2_stdio_mmap_destroy.
+        unsafe {
+            let f = libc::fopen(urlpath, fmode.as_ptr());
+            if f.is_null() {
+                return ptr::null_mut();
+            }
+            let fd = libc::fileno(f);
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(fd, &mut st) != 0 {
+                libc::fclose(f);
+                return ptr::null_mut();
+            }
+            let file_size = st.st_size as usize;
+            let mut mapping = if initial {
+                m.initial_mapping_size
+            } else {
+                file_size
+            };
+            mapping = mapping.max(file_size).max(1);
+            let addr = libc::mmap(ptr::null_mut(), mapping, prot, flags, fd, 0);
+            if addr == libc::MAP_FAILED {
+                libc::fclose(f);
+                return ptr::null_mut();
+            }
+            m.urlpath = libc::strdup(urlpath);
+            m.file = f;
+            m.fd = fd;
+            m.file_size = file_size;
+            m.mapping_size = mapping;
+            m.addr = addr.cast();
+            m.access_flags = prot as i64;
+            m.map_flags = flags as i64;
+            m.is_memory_only = memory_only;
+            // the caller's mode string need not outlive this call
+            m.mode = ptr::null();
+        }
+        params
+    })
+}
+
+/// Nothing to do: the mapping lives until `blosc2_stdio_mmap_destroy`.
+///
+/// # Safety
+/// Always safe; the pointer is not used.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_close(stream: *mut c_void) -> c_int {
+    let _ = stream;
+    0
+}
+
+/// # Safety
+/// `stream` came from `blosc2_stdio_mmap_open`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
+    // SAFETY: per the contract.
+    match unsafe { stream.cast::<blosc2_stdio_mmap>().as_ref() } {
+        Some(m) => m.file_size.min(i64::MAX as usize) as i64,
+        None => -1,
+    }
+}
+
+/// Copy into the mapping at `position`, growing the file and the mapping.
+///
+/// # Safety
+/// `ptr` has `size * nitems` readable bytes; `stream` from `blosc2_stdio_mmap_open`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_write(
+    ptr_: *const c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    // SAFETY: per the contract.
+    let Some(m) = (unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }) else {
+        return 0;
+    };
+    let Some(n) = nbytes_of(size, nitems, position) else {
+        return 0;
+    };
+    if ptr_.is_null() || m.addr.is_null() {
+        return 0;
+    }
+    let Some(end) = (position as usize).checked_add(n) else {
+        return 0;
+    };
+    if end > m.file_size {
+        if !m.is_memory_only {
+            // SAFETY: our own descriptor.
+            if unsafe { libc::ftruncate(m.fd, end as i64) } < 0 {
+                return 0;
+            }
+        }
+        m.file_size = end;
+    }
+    if m.mapping_size < m.file_size {
+        let new = m.file_size.saturating_mul(2);
+        // SAFETY: remapping our own mapping; the old address is not used after.
+        let a = unsafe { libc::mremap(m.addr.cast(), m.mapping_size, new, libc::MREMAP_MAYMOVE) };
+        if a == libc::MAP_FAILED {
+            return 0;
+        }
+        m.addr = a.cast();
+        m.mapping_size = new;
+    }
+    // SAFETY: [position, end) lies in the mapping; `n` readable bytes at ptr_.
+    unsafe {
+        ptr::copy_nonoverlapping(
+            ptr_.cast::<u8>(),
+            m.addr.cast::<u8>().add(position as usize),
+            n,
+        )
+    };
+    nitems
+}
+
+/// Point `*ptr` into the mapping (no copy).
+///
+/// # Safety
+/// `ptr` is writable; `stream` from `blosc2_stdio_mmap_open`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_read(
+    ptr_: *mut *mut c_void,
+    size: i64,
+    nitems: i64,
+    position: i64,
+    stream: *mut c_void,
+) -> i64 {
+    if ptr_.is_null() {
+        return 0;
+    }
+    // SAFETY: per the contract.
+    let m = unsafe { stream.cast::<blosc2_stdio_mmap>().as_ref() };
+    let ok = match (m, nbytes_of(size, nitems, position)) {
+        (Some(m), Some(n)) if !m.addr.is_null() => (position as usize)
+            .checked_add(n)
+            .filter(|&e| e <= m.file_size)
+            .map(|_| m.addr),
+        _ => None,
+    };
+    // SAFETY: writable per the contract; the address is inside the mapping.
+    unsafe {
+        match ok {
+            Some(a) => {
+                *ptr_ = a.cast::<u8>().add(position as usize).cast();
+                nitems
+            }
+            None => {
+                *ptr_ = ptr::null_mut();
+                0
+            }
+        }
+    }
+}
+
+/// # Safety
+/// `stream` came from `blosc2_stdio_mmap_open`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
+    // SAFETY: per the contract.
+    let Some(m) = (unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }) else {
+        return -1;
+    };
+    if size < 0 {
+        return -1;
+    }
+    if m.file_size == size as usize {
+        return 0;
+    }
+    m.file_size = size as usize;
+    if m.is_memory_only {
+        return 0;
+    }
+    // SAFETY: our own descriptor.
+    unsafe { libc::ftruncate(m.fd, size) }
+}
+
+/// Flush, unmap and close; frees the struct when `needs_free` says so.
+///
+/// # Safety
+/// `params` is NULL or a `blosc2_stdio_mmap` (malloc()ed if `needs_free`).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int {
+    // SAFETY: per the contract.
+    let Some(m) = (unsafe { params.cast::<blosc2_stdio_mmap>().as_mut() }) else {
+        return -1;
+    };
+    let mut rc = 0;
+    // SAFETY: releasing what blosc2_stdio_mmap_open acquired, once.
+    unsafe {
+        if m.addr.is_null() || m.file.is_null() {
+            rc = -1;
+        } else {
+            if (m.access_flags & libc::PROT_WRITE as i64) != 0
+                && !m.is_memory_only
+                && libc::msync(m.addr.cast(), m.file_size, libc::MS_SYNC) < 0
+            {
+                rc = -1;
+            }
+            if libc::munmap(m.addr.cast(), m.mapping_size) < 0 {
+                rc = -1;
+            }
+        }
+        if !m.file.is_null() && libc::fclose(m.file) < 0 {
+            rc = -1;
+        }
+        m.file = ptr::null_mut();
+        m.addr = ptr::null_mut();
+        libc::free(m.urlpath.cast());
+        m.urlpath = ptr::null_mut();
+        if m.needs_free {
+            libc::free(params);
+        }
+    }
+    rc
+}
+
 // ----- the registry -----
 
 /// Registered backends; entries are leaked so `blosc2_get_io_cb` can hand
@@ -260,7 +548,22 @@ fn registry() -> &'static Mutex<Registry> {
             truncate: Some(blosc2_stdio_truncate),
             destroy: Some(blosc2_stdio_destroy),
         };
-        Mutex::new(Registry(vec![Box::into_raw(Box::new(fs))]))
+        let mmap = blosc2_io_cb {
+            id: BLOSC2_IO_FILESYSTEM_MMAP as u8,
+            name: c"filesystem_mmap".as_ptr() as *mut c_char,
+            is_allocation_necessary: false,
+            open: Some(blosc2_stdio_mmap_open),
+            close: Some(blosc2_stdio_mmap_close),
+            size: Some(blosc2_stdio_mmap_size),
+            write: Some(blosc2_stdio_mmap_write),
+            read: Some(blosc2_stdio_mmap_read),
+            truncate: Some(blosc2_stdio_mmap_truncate),
+            destroy: Some(blosc2_stdio_mmap_destroy),
+        };
+        Mutex::new(Registry(vec![
+            Box::into_raw(Box::new(fs)),
+            Box::into_raw(Box::new(mmap)),
+        ]))
     })
 }
 
@@ -436,11 +739,22 @@ pub(crate) fn backend_for(io: &blosc2_io) -> Result<Arc<dyn Backend>> {
         trace_error!("I/O backend {} is not registered", io.id);
         return Err(Error::PluginIo);
     };
-    let _ = BLOSC2_IO_FILESYSTEM_MMAP;
     // SAFETY: registry entries are valid forever.
     let cb = unsafe { *cb };
     Ok(Arc::new(CallbackBackend {
         cb,
         params: io.params,
     }))
+}
+
+/// Release a backend's params as upstream does when a super-chunk is freed
+/// or fails to open (`io_cb->destroy(io->params)`).
+pub(crate) fn destroy_params(io: &blosc2_io) {
+    if let Some(cb) = find(io.id) {
+        // SAFETY: registry entries are valid forever.
+        if let Some(d) = unsafe { (*cb).destroy } {
+            // SAFETY: the params the user handed over with this backend.
+            unsafe { d(io.params) };
+        }
+    }
 }

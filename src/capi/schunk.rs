@@ -172,6 +172,8 @@ impl Drop for Handle {
                 drop(unsafe { Box::from_raw(ctx.cast::<Context>()) });
             }
         }
+        // the backend's resources (a memory mapping) go with the super-chunk
+        super::io::destroy_params(&self.io);
         if !self.cframe.is_null() && !self.avoid_cframe_free {
             // SAFETY: the caller gave up this malloc()ed buffer to us in
             // `blosc2_schunk_from_buffer(copy=false)`, as upstream documents.
@@ -363,10 +365,14 @@ unsafe fn open_with(
     if offset < 0 {
         return ptr::null_mut();
     }
-    finish((|| {
+    let r = (|| {
         let core = SuperChunk::open(&path, offset as u64, backend(&io)?)?;
         Ok(adopt(core, io))
-    })())
+    })();
+    if r.is_err() {
+        super::io::destroy_params(&io);
+    }
+    finish(r)
 }
 
 /// Open a frame file or sparse frame directory.
