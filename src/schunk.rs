@@ -107,6 +107,9 @@ pub struct SuperChunk {
     decomp: Mutex<Decompressor>,
     pub metalayers: Vec<Metalayer>,
     pub vlmetalayers: Vec<Metalayer>,
+    /// Set by a special fill until the next chunk operation (see
+    /// [`index::Style`]).
+    repeat_index: bool,
 }
 
 fn special_kind(chunk: &[u8]) -> Result<Special> {
@@ -136,6 +139,7 @@ impl SuperChunk {
             decomp: Mutex::new(Decompressor::new(storage.dparams.clone())),
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
+            repeat_index: false,
         }
     }
 
@@ -559,6 +563,7 @@ impl SuperChunk {
         if !special {
             self.cbytes += cb as i64;
         }
+        self.repeat_index = false;
         self.flush()?;
         Ok(self.nchunks())
     }
@@ -597,6 +602,7 @@ impl SuperChunk {
         if !special {
             self.cbytes += cb as i64;
         }
+        self.repeat_index = false;
         self.flush()?;
         Ok(self.nchunks())
     }
@@ -623,6 +629,7 @@ impl SuperChunk {
         self.nbytes += nb as i64 - self.entries[i].nbytes as i64;
         self.cbytes += if special { 0 } else { cb as i64 } - old_cb;
         self.entries[i] = Entry { slot, nbytes: nb };
+        self.repeat_index = false;
         self.flush()?;
         Ok(self.nchunks())
     }
@@ -637,6 +644,7 @@ impl SuperChunk {
         if let (Slot::File(id), Backing::Dir { path, .. }) = (&e.slot, &self.backing) {
             let _ = std::fs::remove_file(sframe::chunk_path(path, *id));
         }
+        self.repeat_index = false;
         self.flush()?;
         Ok(self.nchunks())
     }
@@ -667,6 +675,7 @@ impl SuperChunk {
             return Err(Error::Data);
         }
         self.entries = new;
+        self.repeat_index = false;
         self.flush()
     }
 
@@ -725,6 +734,10 @@ impl SuperChunk {
             self.entries.push(Entry { slot, nbytes: nb });
         }
         self.nbytes = nitems * ts;
+        if self.is_frame() {
+            self.repeat_index = true;
+            self.blocksize = ChunkHeader::read(&full_chunk)?.blocksize;
+        }
         self.flush()?;
         Ok(self.nchunks())
     }
@@ -985,7 +998,20 @@ impl SuperChunk {
             data.extend_from_slice(&self.chunk(i as i64)?);
         }
         let h = self.frame_header(false, data.len() as i64);
-        cframe::encode_frame(&h, &self.metalayers, &self.vlmetalayers, &offsets, &data)
+        // a plain super-chunk is serialized afresh; frames keep the style
+        // of their last change
+        let style = match self.backing {
+            Backing::Chunks => index::Style::Fresh,
+            _ => self.index_style(),
+        };
+        cframe::encode_frame(
+            &h,
+            &self.metalayers,
+            &self.vlmetalayers,
+            &offsets,
+            &data,
+            &style,
+        )
     }
 
     /// Length of the frame this super-chunk is or would be.
@@ -1001,6 +1027,14 @@ impl SuperChunk {
         }
     }
 
+    fn index_style(&self) -> index::Style {
+        if self.repeat_index {
+            index::Style::Repeat(self.cparams.clone())
+        } else {
+            index::Style::Modified
+        }
+    }
+
     fn parts(&self, sparse: bool, data_len: i64) -> Result<cframe::Parts> {
         let offsets: Vec<i64> = self
             .entries
@@ -1013,7 +1047,14 @@ impl SuperChunk {
             .collect::<Result<_>>()?;
         let cb = if sparse { self.cbytes } else { data_len };
         let h = self.frame_header(sparse, cb);
-        cframe::encode_parts(&h, &self.metalayers, &self.vlmetalayers, &offsets, data_len)
+        cframe::encode_parts(
+            &h,
+            &self.metalayers,
+            &self.vlmetalayers,
+            &offsets,
+            data_len,
+            &self.index_style(),
+        )
     }
 
     /// Bring the on-disk frame up to date after a change.

@@ -28,6 +28,7 @@ pub fn encode_parts(
     vlmetas: &[Metalayer],
     offsets: &[i64],
     data_len: i64,
+    style: &index::Style,
 ) -> Result<Parts> {
     let mut h = h.clone();
     h.has_vlmetalayers = !vlmetas.is_empty();
@@ -35,7 +36,7 @@ pub fn encode_parts(
     let idx = if offsets.is_empty() {
         Vec::new()
     } else {
-        index::encode(offsets)?
+        index::encode_with(offsets, style)?
     };
     let tr = trailer::encode(vlmetas)?;
     let mut p = Parts {
@@ -59,8 +60,9 @@ pub fn encode_frame(
     vlmetas: &[Metalayer],
     offsets: &[i64],
     data: &[u8],
+    style: &index::Style,
 ) -> Result<Vec<u8>> {
-    let p = encode_parts(h, metas, vlmetas, offsets, data.len() as i64)?;
+    let p = encode_parts(h, metas, vlmetas, offsets, data.len() as i64, style)?;
     let mut out = Vec::with_capacity(p.frame_len(data.len() as i64) as usize);
     out.extend_from_slice(&p.header);
     out.extend_from_slice(data);

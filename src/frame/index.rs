@@ -2,7 +2,9 @@
 //! chunk of little-endian int64 offsets, one per chunk. Negative values are
 //! special chunks: bit 63 set, the special kind in bits 56..59.
 
-use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor, Special};
+use crate::chunk::header::EXTENDED_HEADER_LENGTH;
+use crate::chunk::special::make_special;
+use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor, Special, SplitMode};
 use crate::error::{Error, Result};
 
 /// The offset stored for a whole-chunk special value.
@@ -22,18 +24,69 @@ pub fn offset_special(off: i64) -> Result<Option<Special>> {
     }
 }
 
-/// Compress the offsets the way the reference does (default parameters,
-/// typesize 8), so frames are byte-identical.
-pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
+/// How the reference compresses the index, which depends on what wrote it
+/// last; following it keeps our frames byte-identical to its frames.
+#[derive(Clone, Debug)]
+pub enum Style {
+    /// A frame serialized from a plain super-chunk: default parameters.
+    Fresh,
+    /// After chunk operations on a frame: no split, 16 KiB blocks.
+    Modified,
+    /// Right after a special fill: one repeated offset, as a run-length
+    /// chunk made with these parameters (the super-chunk's).
+    Repeat(CParams),
+}
+
+/// Compress the offsets the way the reference does in situation `style`.
+pub fn encode_with(offsets: &[i64], style: &Style) -> Result<Vec<u8>> {
     let raw: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
-    let mut c = Compressor::new(CParams {
-        typesize: 8,
-        ..CParams::default()
-    });
-    let mut out = vec![0u8; raw.len() + crate::chunk::header::EXTENDED_HEADER_LENGTH];
+    let params = match style {
+        Style::Fresh => CParams {
+            typesize: 8,
+            ..CParams::default()
+        },
+        Style::Modified => CParams {
+            typesize: 8,
+            splitmode: SplitMode::Never,
+            blocksize: 16 * 1024,
+            compcode: 0,
+            ..CParams::default()
+        },
+        Style::Repeat(p) => {
+            if let Some(&first) = offsets.first() {
+                if offsets.iter().all(|&o| o == first) {
+                    let p = CParams {
+                        typesize: 8,
+                        blocksize: 16 * 1024,
+                        clevel: 5,
+                        compcode: 0,
+                        ..p.clone()
+                    };
+                    let mut out = vec![0u8; EXTENDED_HEADER_LENGTH + 8];
+                    let n = make_special(
+                        &p,
+                        Special::Value,
+                        raw.len() as i32,
+                        Some(&first.to_le_bytes()),
+                        &mut out,
+                    )?;
+                    out.truncate(n);
+                    return Ok(out);
+                }
+            }
+            return encode_with(offsets, &Style::Modified);
+        }
+    };
+    let mut c = Compressor::new(params);
+    let mut out = vec![0u8; raw.len() + EXTENDED_HEADER_LENGTH];
     let n = c.compress(&raw, &mut out)?;
     out.truncate(n);
     Ok(out)
+}
+
+/// Compress the offsets with default parameters (`Style::Fresh`).
+pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
+    encode_with(offsets, &Style::Fresh)
 }
 
 /// Decode an index chunk that must hold exactly `nchunks` offsets.
