@@ -238,7 +238,10 @@ impl Compressor {
         let use_dict = p.use_dict && !clevel0;
         let mut memcpyed = clevel0 || plan.nbytes < MIN_BUFFERSIZE as usize;
         let bstarts_end = plan.header_len + 4 * plan.nblocks;
-        if !memcpyed && bstarts_end > dest.len() {
+        // Upstream skips this check when it is about to train a dictionary, so
+        // such a chunk ends up memcpyed with a compressed chunk's flags.
+        let no_room = bstarts_end > dest.len();
+        if !memcpyed && no_room && !use_dict {
             memcpyed = true;
         }
         let mut hflags = if extended {
@@ -262,7 +265,12 @@ impl Compressor {
             header.blosc2_flags |= blosc2_flags::INSTR_CODEC;
         }
 
-        if memcpyed {
+        if use_dict && plan.nbytes == 0 && extended {
+            // Upstream's dictionary pass compresses the empty source again and
+            // finds all of its (zero) streams to be zero runs.
+            header.blosc2_flags |= (Special::Zero as u8) << 4;
+        }
+        if memcpyed || no_room {
             return self.store_memcpyed(&mut header, &plan, src, dest);
         }
 
