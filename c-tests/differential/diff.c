@@ -461,7 +461,10 @@ static int do_write(const char *dir) {
     return 2;
   }
   blosc2_init();
-  fprintf(idx, "# writer %s\n# id status rc cbytes hash name\n", blosc2_get_version_string());
+  fprintf(idx,
+          "# writer %s\n# data: generator from the name, seed 0x5eed0000 + id (diff.c fill)\n"
+          "# id status rc cbytes hash-of-own-decompression name\n",
+          blosc2_get_version_string());
   int written = 0, refused = 0, bad = 0;
   time_t t0 = time(NULL);
   for (int id = 0; id < ncases(); id++) {
