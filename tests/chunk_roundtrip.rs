@@ -287,6 +287,10 @@ fn forced_blocksize_not_multiple_of_typesize_round_trips() {
         };
         let chunk = round_trip(&cp, &src);
         let h = ChunkHeader::read(&chunk).unwrap();
-        assert_eq!(h.blocksize % typesize, 0, "typesize {typesize} blocksize {blocksize}");
+        assert_eq!(
+            h.blocksize % typesize,
+            0,
+            "typesize {typesize} blocksize {blocksize}"
+        );
     }
 }
