@@ -611,6 +611,11 @@ const PATTERN: [[u8; 8]; 8] = {
     t
 };
 const PERIOD: [usize; 8] = [8, 8, 8, 9, 8, 10, 12, 14];
+/// For a match distance `d` in 2..16: the smallest multiple of `d` that is
+/// at least 16, a safe source offset for 16-byte chunks of a periodic run.
+const PERIOD16: [usize; 16] = [
+    16, 16, 16, 18, 16, 20, 18, 21, 16, 18, 20, 22, 24, 26, 28, 30,
+];
 
 /// Input bytes the decoder's fast path may touch for one token: the longest
 /// literal run plus the next control byte.
@@ -643,23 +648,24 @@ fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
     // Away from the end of the buffer, copy whole fixed-size chunks and let
     // the last one overshoot: later tokens overwrite the excess.
     if end + 16 <= out.len() {
-        if len >= 64 {
-            // Long copies: a few wide libc calls beat any chunk loop.
-            copy_match_exact(out, op, dist, len);
-        } else if dist >= 16 {
+        if dist >= 16 {
+            if len >= 64 && (dist >= 64 || dist >= len) {
+                // Long copies with wide spans: a few libc calls win.
+                copy_match_exact(out, op, dist, len);
+                return;
+            }
             // Each chunk's source lies entirely before its destination.
             let mut d = op;
             while d < end {
                 out.copy_within(d - dist..d - dist + 16, d);
                 d += 16;
             }
-        } else if dist >= 8 {
-            let mut d = op;
-            while d < end {
-                out.copy_within(d - dist..d - dist + 8, d);
-                d += 8;
-            }
         } else if dist == 1 {
+            if len >= 64 {
+                let b = out[src];
+                out[op..end].fill(b);
+                return;
+            }
             let run = [out[src]; 16];
             let mut d = op;
             while d < end {
@@ -667,17 +673,29 @@ fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
                 d += 16;
             }
         } else {
-            let idx = &PATTERN[dist];
-            let mut first = [0u8; 8];
-            for (f, &i) in first.iter_mut().zip(idx) {
-                *f = out[src + usize::from(i)];
+            // Short period: build the first 8 (then 16) bytes, after which
+            // the output repeats with a period that is a multiple of `dist`
+            // and at least 16, so whole chunks can be copied from there.
+            if dist >= 8 {
+                out.copy_within(src..src + 8, op);
+            } else {
+                let idx = &PATTERN[dist];
+                let mut first = [0u8; 8];
+                for (f, &i) in first.iter_mut().zip(idx) {
+                    *f = out[src + usize::from(i)];
+                }
+                out[op..op + 8].copy_from_slice(&first);
             }
-            out[op..op + 8].copy_from_slice(&first);
-            let period = PERIOD[dist];
-            let mut d = op + 8;
+            if len <= 8 {
+                return;
+            }
+            let p8 = if dist >= 8 { dist } else { PERIOD[dist] };
+            out.copy_within(op + 8 - p8..op + 16 - p8, op + 8);
+            let period = PERIOD16[dist];
+            let mut d = op + 16;
             while d < end {
-                out.copy_within(d - period..d - period + 8, d);
-                d += 8;
+                out.copy_within(d - period..d - period + 16, d);
+                d += 16;
             }
         }
         return;
