@@ -469,6 +469,95 @@ impl SuperChunk {
         }
     }
 
+    /// Read `len` bytes at `pos` of chunk `n`'s stored bytes (disk slots).
+    fn read_part(&self, n: usize, pos: usize, buf: &mut [u8]) -> Result<()> {
+        match (&self.entries[n].slot, &self.backing) {
+            (
+                Slot::Disk(off),
+                Backing::File {
+                    base, header_len, ..
+                },
+            ) => {
+                let at = (*base as i64)
+                    .checked_add(*header_len)
+                    .and_then(|v| v.checked_add(*off))
+                    .and_then(|v| v.checked_add(pos as i64))
+                    .ok_or(Error::ReadBuffer)?;
+                self.with_reader(|s| s.read_exact_at(at as u64, buf))
+            }
+            (Slot::File(id), Backing::Dir { path, .. }) => {
+                let mut s = self.io.open(&sframe::chunk_path(path, *id), Mode::Read)?;
+                s.read_exact_at(pos as u64, buf)
+            }
+            _ => Err(Error::Failure),
+        }
+    }
+
+    /// Chunk `n` with at least the blocks holding bytes `start..start+len`
+    /// of its data: for chunks on disk only the header, block starts,
+    /// dictionary and those blocks are read (the rest stays zero), so small
+    /// slices of large chunks stay cheap.
+    fn chunk_for_range(&self, n: i64, start: usize, len: usize) -> Result<Cow<'_, [u8]>> {
+        let i = self.check_index(n)?;
+        if !matches!(self.entries[i].slot, Slot::Disk(_) | Slot::File(_)) {
+            return self.chunk(n);
+        }
+        let ext = EXTENDED_HEADER_LENGTH;
+        let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+        self.read_part(i, 0, &mut hb)?;
+        let h = ChunkHeader::read(&hb)?;
+        let cb = h.cbytes.max(0) as usize;
+        let (nblocks, _) = h.nblocks();
+        let simple = !h.is_extended()
+            || h.is_memcpyed()
+            || h.special_bits() != 0
+            || h.is_lazy()
+            || h.is_vlblocks()
+            || nblocks < 2;
+        if simple || len == 0 {
+            return self.chunk(n);
+        }
+        if let Slot::Disk(off) = self.entries[i].slot {
+            if let Backing::File { data_len, .. } = self.backing {
+                if off.checked_add(cb as i64).is_none_or(|e| e > data_len) {
+                    return Err(Error::InvalidHeader);
+                }
+            }
+        }
+        let bs = h.blocksize as usize;
+        let idx_end = ext + nblocks * 4;
+        if idx_end > cb {
+            return Err(Error::InvalidHeader);
+        }
+        let mut out = vec![0u8; cb];
+        self.read_part(i, 0, &mut out[..idx_end])?;
+        let starts: Vec<usize> = out[ext..idx_end]
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]).max(0) as usize)
+            .collect();
+        let first = starts.iter().copied().min().unwrap_or(cb);
+        if first < idx_end || first > cb {
+            return self.chunk(n);
+        }
+        self.read_part(i, idx_end, &mut out[idx_end..first])?;
+        let (j0, j1) = (start / bs, (start + len - 1) / bs);
+        for j in j0..=j1.min(nblocks - 1) {
+            let a = starts[j];
+            let b = starts
+                .iter()
+                .copied()
+                .filter(|&x| x > a)
+                .min()
+                .unwrap_or(cb)
+                .min(cb);
+            if a < first || a > b {
+                return self.chunk(n);
+            }
+            self.read_part(i, a, &mut out[a..b])?;
+        }
+        Ok(Cow::Owned(out))
+    }
+
     /// Decompress chunk `n` into `dest`; returns its size.
     pub fn decompress_chunk(&self, n: i64, dest: &mut [u8]) -> Result<usize> {
         let c = self.chunk(n)?;
@@ -780,13 +869,16 @@ impl SuperChunk {
             if in_chunk == 0 && take == e_nb {
                 self.decompress_chunk(n, out)?;
             } else {
-                let c = self.chunk(n)?;
+                let c = self.chunk_for_range(n, in_chunk as usize, take as usize)?;
                 let mut d = self.decomp.lock().map_err(|_| Error::Failure)?;
-                let got = d.getitem_bytes(&c, in_chunk as i32, take as i32, out);
-                if got.is_err() {
+                if d.getitem_bytes(&c, in_chunk as i32, take as i32, out)
+                    .is_err()
+                {
                     // fall back to a whole-chunk decode
+                    drop(c);
+                    let full = self.chunk(n)?;
                     tmp.resize(e_nb as usize, 0);
-                    d.decompress(&c, &mut tmp)?;
+                    d.decompress(&full, &mut tmp)?;
                     out.copy_from_slice(&tmp[in_chunk as usize..(in_chunk + take) as usize]);
                 }
             }

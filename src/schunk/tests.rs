@@ -468,3 +468,57 @@ fn readers_share_one_superchunk() {
         }
     });
 }
+
+#[test]
+fn partial_reads_of_large_chunks_on_disk() {
+    for (name, cp) in [
+        ("plain", CParams::default()),
+        (
+            "zstd-dict",
+            CParams {
+                compcode: crate::chunk::params::codec::ZSTD,
+                use_dict: true,
+                ..CParams::default()
+            },
+        ),
+    ] {
+        for contiguous in [true, false] {
+            let p = tmp(&format!("partial-{name}-{contiguous}.b2frame"));
+            let mut sc = SuperChunk::new(Storage {
+                contiguous,
+                urlpath: Some(p.clone()),
+                cparams: CParams {
+                    typesize: 8,
+                    ..cp.clone()
+                },
+                ..Storage::default()
+            })
+            .unwrap();
+            let data: Vec<u8> = (0..3 * 1024 * 1024u32)
+                .map(|i| (i / 8 % 251) as u8 ^ (i % 8) as u8)
+                .collect();
+            for c in data.chunks(1024 * 1024) {
+                sc.append_buffer(c).unwrap();
+            }
+            drop(sc);
+            let sc = SuperChunk::open(&p, 0, crate::io::default_backend()).unwrap();
+            let mut x = 99u64;
+            for _ in 0..200 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let a = (x >> 20) as i64 % (data.len() as i64 / 8 - 2000);
+                let len = 1 + (x >> 50) as i64 % 1500;
+                let mut out = vec![0u8; len as usize * 8];
+                sc.get_slice(a, a + len, &mut out).unwrap();
+                assert_eq!(
+                    &out[..],
+                    &data[a as usize * 8..(a + len) as usize * 8],
+                    "{name}"
+                );
+            }
+            let _ = std::fs::remove_file(&p);
+            let _ = std::fs::remove_dir_all(&p);
+        }
+    }
+}
