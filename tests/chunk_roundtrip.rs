@@ -294,3 +294,29 @@ fn forced_blocksize_not_multiple_of_typesize_round_trips() {
         );
     }
 }
+
+/// `instr_codec` stores one 16-byte `blosc2_instr` record per stream, which
+/// decompression hands back as the chunk's content.
+#[test]
+fn instrumented_chunks_hold_records() {
+    let src = data(200_000, 4, 9);
+    let cp = CParams {
+        typesize: 4,
+        instr_codec: true,
+        ..CParams::default()
+    };
+    let mut c = Compressor::new(cp);
+    let mut chunk = vec![0u8; src.len() + 64];
+    let n = c.compress(&src, &mut chunk).unwrap();
+    chunk.truncate(n);
+    let h = ChunkHeader::read(&chunk).unwrap();
+    assert_eq!(h.nbytes % 16, 0);
+    let mut out = vec![0u8; h.nbytes as usize];
+    Decompressor::new(DParams::default())
+        .decompress(&chunk, &mut out)
+        .unwrap();
+    for rec in out.chunks(16) {
+        let cratio = f32::from_le_bytes(rec[0..4].try_into().unwrap());
+        assert!(cratio > 0.0 && cratio.is_finite(), "cratio {cratio}");
+    }
+}

@@ -301,6 +301,11 @@ impl Compressor {
         // A chunk whose streams are all zero runs is the special zero chunk.
         let nstreams: usize = (0..plan.nblocks).map(|j| plan.nstreams(j, false)).sum();
         let mut cbytes = total;
+        if self.params.instr_codec {
+            // the chunk now holds one record per stream instead of the data
+            header.nbytes = (nstreams * INSTR_SIZE) as i32;
+            header.blocksize = (INSTR_SIZE * if plan.split { plan.typesize } else { 1 }) as i32;
+        }
         if extended && dict.is_none() && total == bstarts_end + 4 * nstreams {
             header.blosc2_flags |= (Special::Zero as u8) << 4;
             cbytes = plan.header_len;
@@ -557,6 +562,7 @@ fn compress_block(
         ttmp,
     });
     let disposable = pre.is_some_and(|p| p.f.output_is_disposable());
+    let started = std::time::Instant::now();
     let filtered: &[u8] = match pipeline::forward(spec, src, offset, bsize, s1, s2, &ctx, step)? {
         None => &src[offset..offset + bsize],
         Some(false) => &s1[..bsize],
@@ -564,6 +570,19 @@ fn compress_block(
     };
     let nstreams = plan.nstreams(j, false);
     let neblock = bsize / nstreams;
+    if params.instr_codec {
+        let filter_secs = started.elapsed().as_secs_f32();
+        return instrument_block(
+            params,
+            dict,
+            filtered,
+            nstreams,
+            extended,
+            filter_secs,
+            out,
+            &ctx,
+        );
+    }
     let mut pos = 0usize;
     for k in 0..nstreams {
         let stream = &filtered[k * neblock..(k + 1) * neblock];
@@ -612,6 +631,62 @@ fn compress_block(
         }
         out[pos..pos + 4].copy_from_slice(&(cbytes as i32).to_le_bytes());
         pos += 4 + cbytes;
+    }
+    Ok(pos)
+}
+
+/// Size of a `blosc2_instr` record.
+pub const INSTR_SIZE: usize = 16;
+
+/// With `instr_codec`, each stream is replaced by a 16-byte record of how it
+/// compressed (ratio, speeds), as upstream's development instrumentation does.
+#[allow(clippy::too_many_arguments)]
+fn instrument_block(
+    params: &CParams,
+    dict: Option<&[u8]>,
+    filtered: &[u8],
+    nstreams: usize,
+    extended: bool,
+    filter_secs: f32,
+    out: &mut Vec<u8>,
+    ctx: &PluginContext,
+) -> Result<usize> {
+    let neblock = filtered.len() / nstreams;
+    let need = nstreams * (4 + INSTR_SIZE);
+    if out.len() < need {
+        out.resize(need, 0);
+    }
+    let mut tmp = vec![0u8; neblock];
+    let mut pos = 0;
+    for k in 0..nstreams {
+        let stream = &filtered[k * neblock..(k + 1) * neblock];
+        let t0 = std::time::Instant::now();
+        let run = extended && stream.first().is_some_and(|&v| is_run(stream, v));
+        let (cratio, flag) = if run {
+            // a run costs its size word, plus a token byte unless it is zeros
+            let ssize = if stream[0] == 0 { 4 } else { 5 };
+            (neblock as f32 / ssize as f32, 1u8)
+        } else {
+            let c = compress_stream(
+                params.compcode,
+                params.clevel,
+                params.compcode_meta,
+                dict,
+                stream,
+                &mut tmp,
+                ctx,
+            )?;
+            let c = if c == 0 { neblock } else { c };
+            (neblock as f32 / (c + 4) as f32, 0u8)
+        };
+        let secs = t0.elapsed().as_secs_f32();
+        out[pos..pos + 4].copy_from_slice(&(INSTR_SIZE as i32).to_le_bytes());
+        let rec = &mut out[pos + 4..pos + 4 + INSTR_SIZE];
+        rec[0..4].copy_from_slice(&cratio.to_le_bytes());
+        rec[4..8].copy_from_slice(&(neblock as f32 / secs).to_le_bytes());
+        rec[8..12].copy_from_slice(&(neblock as f32 / filter_secs).to_le_bytes());
+        rec[12..16].copy_from_slice(&[flag, 0, 0, 0]);
+        pos += 4 + INSTR_SIZE;
     }
     Ok(pos)
 }
