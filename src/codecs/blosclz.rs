@@ -29,10 +29,10 @@ const MAX_COPY: usize = 32;
 const MAX_DISTANCE: usize = 8191;
 /// Matches at this distance or beyond are never emitted (16-bit far offset limit).
 const MAX_FARDISTANCE: usize = 65535 + MAX_DISTANCE - 1;
-/// The reference stops a match this many bytes before its first mismatch (plus
-/// one), trading a little ratio for decoder-friendly token boundaries.
+/// The reference pulls a match's end back by this much from one past its
+/// first mismatch; with the two bytes the length bias adds back, an emitted
+/// match stops one byte short of the mismatch.
 const IPSHIFT: usize = 4;
-/// Shortest (biased) match length worth a token.
 /// Below these sizes the reference refuses to compress at all.
 const MIN_INPUT: usize = 16;
 const MIN_OUTPUT: usize = 66;
