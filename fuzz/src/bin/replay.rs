@@ -1,0 +1,256 @@
+//! Stable-toolchain runner for the fuzz targets, for machines without
+//! libFuzzer (or to replay a corpus/crash quickly under a debugger).
+//!
+//! ```text
+//! replay <decompress_chunk|roundtrip> [--seconds S] [--seed N] PATH...
+//! replay seeds DIR
+//! ```
+//!
+//! Every file under PATH is run once; with `--seconds` the runner then keeps
+//! mutating random corpus entries (bit flips, byte sets, splices, interesting
+//! integers) until the time is up. A panicking input is written to
+//! `artifacts/<target>/crash-<hash>` and the runner exits with status 1.
+//! `seeds` writes chunks made by our own compressor (varied codecs, filters
+//! and sizes) as a starting corpus for `decompress_chunk`.
+
+use std::panic;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use blosc2::chunk::header::filter_id;
+use blosc2::chunk::{CParams, Compressor, SplitMode};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*: good enough to pick mutations, and reproducible.
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+fn collect(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for e in entries {
+            collect(&e, out);
+        }
+    } else if path.is_file() {
+        out.push(path.to_path_buf());
+    }
+}
+
+fn mutate(rng: &mut Rng, corpus: &[Vec<u8>], input: &mut Vec<u8>) {
+    const INTERESTING: [u32; 10] = [
+        0,
+        1,
+        0x7f,
+        0x80,
+        0xff,
+        0x7fff,
+        0xffff,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xffff_ffff,
+    ];
+    let rounds = 1 + rng.below(4);
+    for _ in 0..rounds {
+        let len = input.len();
+        match rng.below(8) {
+            0 if len > 0 => {
+                let i = rng.below(len);
+                input[i] ^= 1 << rng.below(8);
+            }
+            1 if len > 0 => {
+                let i = rng.below(len);
+                input[i] = rng.next() as u8;
+            }
+            // Header bytes matter most for chunks; hit them often.
+            2 if len > 0 => {
+                let i = rng.below(len.min(32));
+                input[i] = rng.next() as u8;
+            }
+            3 if len >= 4 => {
+                let i = rng.below(len - 3);
+                let v = INTERESTING[rng.below(INTERESTING.len())];
+                input[i..i + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            4 if len > 0 => {
+                let at = rng.below(len);
+                let n = 1 + rng.below(len - at);
+                input.drain(at..at + n.min(64));
+            }
+            5 => {
+                let at = rng.below(len + 1);
+                let n = 1 + rng.below(64);
+                let fill: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+                input.splice(at..at, fill);
+            }
+            6 if !corpus.is_empty() => {
+                let other = &corpus[rng.below(corpus.len())];
+                if !other.is_empty() {
+                    let a = rng.below(other.len());
+                    let b = a + rng.below(other.len() - a + 1);
+                    let at = rng.below(len + 1);
+                    input.truncate(at);
+                    input.extend_from_slice(&other[a..b]);
+                }
+            }
+            _ if len > 0 => {
+                input.truncate(rng.below(len + 1));
+            }
+            _ => input.push(rng.next() as u8),
+        }
+    }
+}
+
+fn fnv(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+fn run_one(target: fn(&[u8]), name: &str, input: &[u8]) -> bool {
+    let ok = panic::catch_unwind(|| target(input)).is_ok();
+    if !ok {
+        let dir = PathBuf::from("artifacts").join(name);
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join(format!("crash-{:016x}", fnv(input)));
+        let _ = std::fs::write(&path, input);
+        eprintln!("crashing input written to {}", path.display());
+    }
+    ok
+}
+
+fn write_seeds(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut n = 0;
+    for codec in [0u8, 1, 2, 4, 5] {
+        for (filter, ts) in [
+            (filter_id::SHUFFLE, 4),
+            (filter_id::BITSHUFFLE, 8),
+            (filter_id::DELTA, 2),
+            (filter_id::BYTEDELTA, 4),
+            (filter_id::NOFILTER, 1),
+        ] {
+            let len = 64 + rng.below(6000);
+            // Compressible but not trivial: a slow ramp with noise.
+            let data: Vec<u8> = (0..len)
+                .map(|i| (i / 7) as u8 ^ (rng.below(4) as u8))
+                .collect();
+            let mut filters = [0u8; 6];
+            filters[5] = filter;
+            let mut filters_meta = [0u8; 6];
+            if filter == filter_id::BYTEDELTA {
+                filters_meta[5] = ts as u8;
+            }
+            let params = CParams {
+                compcode: codec,
+                clevel: 1 + rng.below(9) as u8,
+                typesize: ts,
+                filters,
+                filters_meta,
+                blocksize: if rng.below(2) == 0 { 0 } else { 256 },
+                splitmode: SplitMode::from_i32(1 + rng.below(4) as i32),
+                use_dict: matches!(codec, 1 | 2 | 5) && rng.below(2) == 0,
+                ..CParams::default()
+            };
+            let mut chunk = vec![0u8; len + 32];
+            let size = Compressor::new(params)
+                .compress(&data, &mut chunk)
+                .expect("seed compression failed");
+            std::fs::write(dir.join(format!("own-{n:03}")), &chunk[..size])?;
+            n += 1;
+        }
+    }
+    println!("wrote {n} seeds to {}", dir.display());
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: replay <decompress_chunk|roundtrip> [--seconds S] [--seed N] PATH...\n       replay seeds DIR";
+    let Some(name) = args.first().cloned() else {
+        eprintln!("{usage}");
+        std::process::exit(2);
+    };
+    if name == "seeds" {
+        let dir = args.get(1).map(PathBuf::from).unwrap_or_else(|| {
+            eprintln!("{usage}");
+            std::process::exit(2)
+        });
+        write_seeds(&dir).expect("writing seeds");
+        return;
+    }
+    let target: fn(&[u8]) = match name.as_str() {
+        "decompress_chunk" => blosc2_fuzz::decompress_chunk,
+        "roundtrip" => blosc2_fuzz::roundtrip,
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    };
+    let mut seconds = 0u64;
+    let mut seed = 1u64;
+    let mut paths = Vec::new();
+    let mut it = args[1..].iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--seconds" => seconds = it.next().and_then(|s| s.parse().ok()).unwrap_or(0),
+            "--seed" => seed = it.next().and_then(|s| s.parse().ok()).unwrap_or(1),
+            p => collect(Path::new(p), &mut paths),
+        }
+    }
+    let corpus: Vec<Vec<u8>> = paths
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .collect();
+    let mut execs = 0u64;
+    let mut crashes = 0u64;
+    for (p, input) in paths.iter().zip(&corpus) {
+        execs += 1;
+        if !run_one(target, &name, input) {
+            eprintln!("  from corpus file {}", p.display());
+            crashes += 1;
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let mut rng = Rng(seed.max(1));
+    let mut input = Vec::new();
+    while seconds > 0 && Instant::now() < deadline && crashes == 0 {
+        for _ in 0..64 {
+            input.clear();
+            if !corpus.is_empty() {
+                input.extend_from_slice(&corpus[rng.below(corpus.len())]);
+            }
+            mutate(&mut rng, &corpus, &mut input);
+            execs += 1;
+            if !run_one(target, &name, &input) {
+                crashes += 1;
+                break;
+            }
+        }
+    }
+    println!("{name}: {execs} execs, {crashes} crashes");
+    if crashes > 0 {
+        std::process::exit(1);
+    }
+}

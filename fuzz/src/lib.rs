@@ -1,0 +1,273 @@
+//! Fuzz harness bodies, shared by the libFuzzer targets (`fuzz_targets/`) and
+//! the stable replay/mutation runner (`src/bin/replay.rs`), so both exercise
+//! exactly the same checks.
+//!
+//! Every check here is an invariant the core must hold on *any* input: no
+//! panic, no out-of-bounds access, and agreement between the different ways of
+//! reading the same chunk.
+
+use blosc2::chunk::header::{filter_id, MAX_FILTERS};
+use blosc2::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
+
+/// Largest destination buffer the harness allocates, so a header claiming a
+/// huge `nbytes` cannot make the fuzzer run out of memory.
+pub const MAX_DEST: usize = 16 << 20;
+
+/// Worst-case growth of a chunk over its data (upstream `BLOSC2_MAX_OVERHEAD`).
+const MAX_OVERHEAD: usize = 32;
+
+/// Consumes bytes from the front of the input to make decisions; once the
+/// input is exhausted it keeps answering zero, so every input is usable.
+struct Knobs<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Knobs<'a> {
+    fn byte(&mut self) -> u8 {
+        match self.data.split_first() {
+            Some((&b, rest)) => {
+                self.data = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.byte(), self.byte()])
+    }
+
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
+    }
+
+    fn rest(self) -> &'a [u8] {
+        self.data
+    }
+}
+
+/// Treat `data` as a chunk: decompress it with one and two threads and read
+/// ranges of it with `getitem`/`getitem_bytes`. Any result is acceptable as
+/// long as nothing panics and successful reads agree with each other.
+pub fn decompress_chunk(data: &[u8]) {
+    // The header's nbytes, read without trusting the rest of the header.
+    let claimed = if data.len() >= 8 {
+        i32::from_le_bytes([data[4], data[5], data[6], data[7]])
+    } else {
+        0
+    };
+    let dest_len = (claimed.max(0) as usize).min(MAX_DEST);
+
+    let mut full: Option<Vec<u8>> = None;
+    for nthreads in [1i16, 2] {
+        let mut d = Decompressor::new(DParams {
+            nthreads,
+            ..DParams::default()
+        });
+        let mut dest = vec![0u8; dest_len];
+        if let Ok(n) = d.decompress(data, &mut dest) {
+            assert!(n <= dest.len(), "decompress reported more than the buffer");
+            dest.truncate(n);
+            match &full {
+                None => full = Some(dest),
+                Some(prev) => assert_eq!(prev, &dest, "1 and 2 threads disagree"),
+            }
+        } else {
+            assert!(
+                full.is_none(),
+                "decompress succeeded with 1 thread but failed with {nthreads}"
+            );
+        }
+    }
+
+    // Too small a destination must be refused, not overrun.
+    if dest_len > 0 {
+        let mut d = Decompressor::new(DParams::default());
+        let mut small = vec![0u8; dest_len - 1];
+        if let Ok(n) = d.decompress(data, &mut small) {
+            assert!(n <= small.len());
+        }
+    }
+
+    // Ranges derived from the tail of the input (least likely to be the
+    // header, so they vary independently of it).
+    let tail = if data.len() >= 8 {
+        &data[data.len() - 8..]
+    } else {
+        data
+    };
+    let mut k = Knobs { data: tail };
+    let start = k.u16() as i32 - 16;
+    let count = k.u16() as i32 - 16;
+    let typesize = data.get(3).copied().unwrap_or(1).max(1) as usize;
+
+    let mut d = Decompressor::new(DParams::default());
+    let items_len = (count.max(0) as usize * typesize).min(MAX_DEST);
+    let mut dest = vec![0u8; items_len];
+    if let Ok(n) = d.getitem(data, start, count, &mut dest) {
+        assert!(n <= dest.len());
+        if let Some(f) = &full {
+            let at = start as usize * typesize;
+            assert_eq!(&dest[..n], &f[at..at + n], "getitem disagrees with decompress");
+        }
+    }
+
+    // getitem_bytes wants multiples of the typesize; mostly give it those.
+    let (bstart, bcount) = if k.byte() & 1 == 0 {
+        (
+            start.saturating_mul(typesize as i32),
+            count.saturating_mul(typesize as i32),
+        )
+    } else {
+        (start, count)
+    };
+    let bytes_len = (bcount.max(0) as usize).min(MAX_DEST);
+    let mut dest = vec![0u8; bytes_len];
+    if let Ok(n) = d.getitem_bytes(data, bstart, bcount, &mut dest) {
+        assert!(n <= dest.len());
+        if let Some(f) = &full {
+            let at = bstart as usize;
+            assert_eq!(
+                &dest[..n],
+                &f[at..at + n],
+                "getitem_bytes disagrees with decompress"
+            );
+        }
+    }
+}
+
+/// Filters the roundtrip target picks from (0 = empty slot).
+const FILTERS: [u8; 8] = [
+    filter_id::NOFILTER,
+    filter_id::SHUFFLE,
+    filter_id::BITSHUFFLE,
+    filter_id::DELTA,
+    filter_id::TRUNC_PREC,
+    filter_id::BYTEDELTA,
+    filter_id::INT_TRUNC,
+    filter_id::NOFILTER,
+];
+
+const CODECS: [u8; 5] = [0, 1, 2, 4, 5];
+
+/// Parameters decided by the first bytes of the input; the rest is the data.
+pub fn roundtrip_params(data: &[u8]) -> (CParams, &[u8], u32) {
+    let mut k = Knobs { data };
+    let compcode = CODECS[k.byte() as usize % CODECS.len()];
+    let clevel = k.byte() % 10;
+    let typesize = (k.u16() % 300) as i32 + 1;
+    let mut filters = [0u8; MAX_FILTERS];
+    let mut filters_meta = [0u8; MAX_FILTERS];
+    let mask = k.byte();
+    for i in 0..MAX_FILTERS {
+        if mask & (1 << i) != 0 {
+            filters[i] = FILTERS[k.byte() as usize % FILTERS.len()];
+            // Small metas are the meaningful ones (shuffle streams, bits to
+            // keep/drop, bytedelta typesize); keep some arbitrary ones too.
+            let m = k.byte();
+            filters_meta[i] = if m & 0x80 != 0 { m } else { m % 17 };
+        }
+    }
+    let splitmode = SplitMode::from_i32((k.byte() % 4) as i32 + 1);
+    let bs = k.byte();
+    let blocksize = match bs % 4 {
+        0 | 1 => 0,
+        2 => (bs as i32 >> 2) * 16 + 1,
+        _ => (k.u16() as i32) + 1,
+    };
+    let flags = k.byte();
+    let use_dict = flags & 1 != 0;
+    let nthreads = (flags >> 1) as i16 % 3 + 1;
+    let extra = k.u32();
+    let params = CParams {
+        compcode,
+        clevel,
+        typesize,
+        filters,
+        filters_meta,
+        splitmode,
+        blocksize,
+        use_dict,
+        nthreads,
+        ..CParams::default()
+    };
+    (params, k.rest(), extra)
+}
+
+/// Compress with parameters derived from the input, decompress, and check the
+/// data comes back (exactly, unless a lossy filter is in the pipeline), and
+/// that `getitem`/`getitem_bytes` agree with it.
+pub fn roundtrip(input: &[u8]) {
+    let (params, src, extra) = roundtrip_params(input);
+    let lossy = params
+        .filters
+        .iter()
+        .any(|&f| f == filter_id::TRUNC_PREC || f == filter_id::INT_TRUNC);
+    let nthreads = params.nthreads;
+    let mut c = Compressor::new(params);
+
+    // Sometimes squeeze the destination: the compressor must then answer
+    // "did not fit" (0) or an error, never write past the end.
+    let squeeze = extra & 0x10000 != 0;
+    let cap = if squeeze {
+        (extra as usize & 0xffff) % (src.len() + MAX_OVERHEAD + 1)
+    } else {
+        src.len() + MAX_OVERHEAD
+    };
+    let mut chunk = vec![0u8; cap];
+    let csize = match c.compress(src, &mut chunk) {
+        Ok(0) => {
+            assert!(squeeze, "{} bytes did not fit in nbytes + overhead", src.len());
+            return;
+        }
+        Ok(n) => n,
+        Err(_) => return,
+    };
+    assert!(csize <= chunk.len());
+    let chunk = &chunk[..csize];
+
+    let mut d = Decompressor::new(DParams {
+        nthreads,
+        ..DParams::default()
+    });
+    let mut out = vec![0u8; src.len()];
+    let n = d
+        .decompress(chunk, &mut out)
+        .expect("decompressing our own chunk failed");
+    assert_eq!(n, src.len());
+    if lossy {
+        return;
+    }
+    assert!(out == src, "roundtrip changed the data");
+
+    if src.is_empty() {
+        return;
+    }
+    // A random byte range through getitem_bytes, in whole items of the
+    // typesize the header records (huge typesizes are stored as 1).
+    let ts = chunk[3].max(1) as usize;
+    let a = (extra as usize >> 17) % src.len() / ts * ts;
+    let len = ((extra as usize >> 5) & 0xfff) % (src.len() - a + 1) / ts * ts;
+    let mut part = vec![0u8; len];
+    let got = d
+        .getitem_bytes(chunk, a as i32, len as i32, &mut part)
+        .expect("getitem_bytes on our own chunk failed");
+    assert_eq!(got, len);
+    assert!(part == src[a..a + len], "getitem_bytes returned other bytes");
+
+    // And an item range.
+    let nitems = src.len() / ts;
+    if nitems > 0 {
+        let start = a / ts % nitems;
+        let count = len / ts % (nitems - start + 1);
+        let mut part = vec![0u8; count * ts];
+        let got = d
+            .getitem(chunk, start as i32, count as i32, &mut part)
+            .expect("getitem on our own chunk failed");
+        assert_eq!(got, count * ts);
+        assert!(
+            part == src[start * ts..(start + count) * ts],
+            "getitem returned other items"
+        );
+    }
+}
