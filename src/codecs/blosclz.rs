@@ -656,6 +656,13 @@ fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
             }
             // Each chunk's source lies entirely before its destination.
             let mut d = op;
+            if dist >= 32 && end + 32 <= out.len() {
+                while d < end {
+                    out.copy_within(d - dist..d - dist + 32, d);
+                    d += 32;
+                }
+                return;
+            }
             while d < end {
                 out.copy_within(d - dist..d - dist + 16, d);
                 d += 16;
