@@ -76,7 +76,6 @@ enum Backing {
     },
     Dir {
         path: PathBuf,
-        next_id: i64,
     },
 }
 
@@ -162,10 +161,7 @@ impl SuperChunk {
             }
             (Some(p), false) => {
                 std::fs::create_dir(p).map_err(|_| Error::FileOpen)?;
-                Backing::Dir {
-                    path: p.clone(),
-                    next_id: 0,
-                }
+                Backing::Dir { path: p.clone() }
             }
         };
         let mut sc = SuperChunk::empty(&storage, backing);
@@ -288,10 +284,8 @@ impl SuperChunk {
                 true,
                 false,
             )?;
-            let next_id = info.offsets.iter().copied().max().unwrap_or(-1).max(-1) + 1;
             let backing = Backing::Dir {
                 path: path.to_path_buf(),
-                next_id: next_id.max(info.nchunks),
             };
             let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
             sc.fill_entries(&info, Slot::File)?;
@@ -612,11 +606,20 @@ impl SuperChunk {
                 *data_len += cb as i64;
                 Ok(Slot::Disk(off))
             }
-            Backing::Dir { path, next_id } => {
-                let id = *next_id;
+            Backing::Dir { path } => {
+                // the reference names a new chunk file one past the highest
+                // number the index still uses
+                let id = self
+                    .entries
+                    .iter()
+                    .filter_map(|e| match e.slot {
+                        Slot::File(id) => Some(id),
+                        _ => None,
+                    })
+                    .max()
+                    .map_or(0, |m| m + 1);
                 let mut s = self.io.open(&sframe::chunk_path(path, id), Mode::Create)?;
                 s.write_all_at(0, chunk)?;
-                *next_id += 1;
                 Ok(Slot::File(id))
             }
         }
@@ -712,6 +715,11 @@ impl SuperChunk {
                 let mut s = self.io.open(&sframe::chunk_path(path, *id), Mode::Create)?;
                 s.write_all_at(0, &chunk[..cbu])?;
                 Slot::File(*id)
+            }
+            (Slot::File(id), Backing::Dir { path, .. }, true) => {
+                // a chunk turned special needs no file any more
+                let _ = std::fs::remove_file(sframe::chunk_path(path, *id));
+                self.store(chunk, special)?
             }
             _ => self.store(chunk, special)?,
         };
