@@ -17,6 +17,8 @@ import os
 import re
 import sys
 
+# Importing the sibling script must not leave a __pycache__ in the source tree.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from importlib import import_module  # noqa: E402
 
