@@ -64,6 +64,10 @@ install-files:
 	install -m 755 "$(SRC_SO)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)"
 	ln -sf "libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so"
 	install -m 644 "$(SRC_A)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.a"
+	# the build keeps debug info for profiling; an installed library need not
+	if command -v strip >/dev/null 2>&1; then \
+		strip --strip-debug "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.a"; \
+	fi
 	install -m 644 "$(SRC_INCLUDE)/blosc2.h" "$(DESTDIR)$(PREFIX)/include/blosc2.h"
 	if [ -f "$(SRC_INCLUDE)/b2nd.h" ]; then install -m 644 "$(SRC_INCLUDE)/b2nd.h" "$(DESTDIR)$(PREFIX)/include/b2nd.h"; fi
 	for h in "$(SRC_INCLUDE)"/blosc2/*.h; do \

@@ -381,6 +381,23 @@ else
     fi
 fi
 
+# --- differential test against the reference 3.3.5 --------------------------
+# Both libraries compress the same matrix; each decodes the other's chunks and
+# our sizes must stay within 1% of the reference's (BloscLZ: never larger).
+if [ -z "$REF3" ]; then
+    skip differential "reference 3.3.5 not available"
+else
+    log=$OUT/logs/differential.log
+    limit 1200 env DIFF_OUT="$OUT/differential" sh "$here/differential/run.sh" "$P" "$REF3" >"$log" 2>&1
+    rc=$?
+    summary=$(grep '^differential:' "$log" | tail -n 1)
+    case $rc in
+        0) pass "differential (${summary#differential: })" ;;
+        77) skip differential "$summary" ;;
+        *) fail differential "${summary:-exit status $rc}" "$log" ;;
+    esac
+fi
+
 # --- struct layout tests (owned by another part of the project) ------------
 if [ -f "$here/layout/run.sh" ]; then
     log=$OUT/logs/layout.log
