@@ -12,12 +12,17 @@
 set -eu
 cd "$(dirname "$0")"
 SECS=${1:-30}
-TARGETS="decompress_chunk roundtrip"
+TARGETS="decompress_chunk roundtrip open_frame"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 status=0
 
 if [ -z "${FUZZ_NO_LIBFUZZER:-}" ] && cargo fuzz --version >/dev/null 2>&1; then
     export RUSTC_BOOTSTRAP=1
+    # cc >= 1.2 instruments C dependencies (zstd, lz4) with -fsanitize=address
+    # when the Rust code is; GCC-instrumented zstd under rustc's ASan runtime
+    # reports a bogus stack-use-after-scope on a static table, so keep ASan to
+    # the Rust code.
+    export CFLAGS="${CFLAGS:-} -fno-sanitize=address"
     cargo fuzz build -O
     for t in $TARGETS; do
         # Run on a scratch copy so a smoke run does not grow the committed seeds.
