@@ -17,7 +17,7 @@ use crate::codecs::zstd;
 use crate::error::{Error, Result};
 use crate::pool::Pool;
 use crate::registry::{PluginContext, Prefilter};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Largest dictionary stored in a chunk.
 pub const MAX_DICT_SIZE: usize = 32 * 1024;
@@ -90,6 +90,12 @@ impl Plan {
         }
     }
 
+    /// Most bytes block `j` can take in the chunk: every stream stored raw
+    /// behind its 4-byte size (a run takes at most 5 bytes).
+    fn max_block_out(&self, j: usize) -> usize {
+        self.bsize(j) + 5 * self.nstreams(j, false)
+    }
+
     fn nstreams(&self, j: usize, training: bool) -> usize {
         let leftover_block = j + 1 == self.nblocks && self.leftover > 0;
         if self.split && !leftover_block && !training {
@@ -107,6 +113,8 @@ pub struct Compressor {
     pub blosc1_header: bool,
     pool: Option<Pool>,
     scratch: Vec<Scratch>,
+    /// Per-block output regions of the parallel path, kept between calls.
+    staging: Vec<u8>,
     /// Run on every block before the filters.
     pub prefilter: Option<Arc<dyn Prefilter>>,
     /// The chunk's index in its super-chunk, reported to prefilters.
@@ -122,6 +130,7 @@ impl Compressor {
             blosc1_header: false,
             pool: None,
             scratch: Vec::new(),
+            staging: Vec::new(),
             prefilter: None,
             nchunk: -1,
         }
@@ -338,7 +347,10 @@ impl Compressor {
             nchunk: self.nchunk,
         });
         let work = plan.work_size(pre.map(|p| p.f));
-        let out_cap = plan.blocksize + 5 * plan.typesize + 8;
+        let mut out_cap = plan.blocksize + 5 * plan.typesize + 8;
+        if params.instr_codec {
+            out_cap = out_cap.max(plan.typesize * (4 + INSTR_SIZE));
+        }
         let mut pos = data_start;
         let nslots = nthreads.max(1);
         if self.scratch.len() < nslots {
@@ -361,39 +373,77 @@ impl Compressor {
         if nthreads <= 1 || src.len() / plan.blocksize.max(1) <= 1 {
             let scratch = &mut self.scratch[0];
             prep(scratch);
-            for j in 0..plan.nblocks {
-                let room = Some(dest.len().saturating_sub(pos));
-                let n = compress_block(
-                    params, plan, &spec, extended, src, j, scratch, dict, pre, room,
-                )?;
-                if pos + n > dest.len() {
-                    return Ok(None);
+            let mut spare = std::mem::take(&mut scratch.out);
+            let r = (|| {
+                for j in 0..plan.nblocks {
+                    let room = dest.len().saturating_sub(pos);
+                    // Straight into `dest` while the largest possible block
+                    // fits (the room then limits nothing); near the end
+                    // through `spare`, lending the codecs only what is left.
+                    let n = if room >= plan.max_block_out(j) && !params.instr_codec {
+                        let out = &mut dest[pos..];
+                        compress_block(
+                            params, plan, &spec, extended, src, j, scratch, out, dict, pre, None,
+                        )?
+                    } else {
+                        let n = compress_block(
+                            params,
+                            plan,
+                            &spec,
+                            extended,
+                            src,
+                            j,
+                            scratch,
+                            &mut spare,
+                            dict,
+                            pre,
+                            Some(room),
+                        )?;
+                        if n > room {
+                            return Ok(None);
+                        }
+                        dest[pos..pos + n].copy_from_slice(&spare[..n]);
+                        n
+                    };
+                    dest[plan.header_len + 4 * j..plan.header_len + 4 * j + 4]
+                        .copy_from_slice(&(pos as i32).to_le_bytes());
+                    pos += n;
                 }
-                dest[plan.header_len + 4 * j..plan.header_len + 4 * j + 4]
-                    .copy_from_slice(&(pos as i32).to_le_bytes());
-                dest[pos..pos + n].copy_from_slice(&scratch.out[..n]);
-                pos += n;
-            }
-            return Ok(Some(pos));
+                Ok(Some(pos))
+            })();
+            scratch.out = spare;
+            return r;
         }
 
-        // Parallel: every block into its own buffer, then laid out in order.
+        // Parallel: every block into its own region of a buffer the context
+        // keeps, then laid out in block order.
+        let region = out_cap;
+        let need = region * plan.nblocks;
+        if self.staging.len() < need {
+            // fresh zeroed pages instead of writing zeros over the old ones
+            self.staging = vec![0u8; need];
+        }
+        let regions: Vec<Mutex<&mut [u8]>> = self.staging[..need]
+            .chunks_mut(region)
+            .map(Mutex::new)
+            .collect();
         let pool = Pool::ensure(&mut self.pool, nthreads)?;
-        let results = pool.run(plan.nblocks, &mut self.scratch[..nthreads], |j, scratch| {
+        let sizes = pool.run(plan.nblocks, &mut self.scratch[..nthreads], |j, scratch| {
             prep(scratch);
-            let n = compress_block(
-                params, plan, &spec, extended, src, j, scratch, dict, pre, None,
-            )?;
-            Ok(scratch.out[..n].to_vec())
+            let mut out = regions[j].lock().unwrap_or_else(|p| p.into_inner());
+            compress_block(
+                params, plan, &spec, extended, src, j, scratch, &mut out, dict, pre, None,
+            )
         })?;
-        for (j, block) in results.iter().enumerate() {
-            if pos + block.len() > dest.len() {
+        drop(regions);
+        for (j, &n) in sizes.iter().enumerate() {
+            if pos + n > dest.len() {
                 return Ok(None);
             }
             dest[plan.header_len + 4 * j..plan.header_len + 4 * j + 4]
                 .copy_from_slice(&(pos as i32).to_le_bytes());
-            dest[pos..pos + block.len()].copy_from_slice(block);
-            pos += block.len();
+            dest[pos..pos + n].copy_from_slice(&self.staging[j * region..j * region + n]);
+            pos += n;
         }
         Ok(Some(pos))
     }
@@ -524,7 +574,9 @@ impl Compressor {
     }
 }
 
-/// Compress block `j` into `scratch.out`; returns its size.
+/// Compress block `j` into the start of `out`, which must hold
+/// `plan.max_block_out(j)` bytes (with `instr_codec`, a record per stream);
+/// returns the block's size.
 #[allow(clippy::too_many_arguments)]
 fn compress_block(
     params: &CParams,
@@ -534,6 +586,7 @@ fn compress_block(
     src: &[u8],
     j: usize,
     scratch: &mut Scratch,
+    out: &mut [u8],
     dict: Option<&[u8]>,
     pre: Option<PreInfo>,
     room: Option<usize>,
@@ -548,11 +601,7 @@ fn compress_block(
         chunk: None,
     };
     let Scratch {
-        s1,
-        s2,
-        out,
-        ttmp,
-        tid,
+        s1, s2, ttmp, tid, ..
     } = scratch;
     let step = pre.map(|p| PreStep {
         f: p.f,
@@ -648,13 +697,14 @@ fn instrument_block(
     nstreams: usize,
     extended: bool,
     filter_secs: f32,
-    out: &mut Vec<u8>,
+    out: &mut [u8],
     ctx: &PluginContext,
 ) -> Result<usize> {
     let neblock = filtered.len() / nstreams;
     let need = nstreams * (4 + INSTR_SIZE);
     if out.len() < need {
-        out.resize(need, 0);
+        // the callers size `out` for the records
+        return Err(Error::WriteBuffer);
     }
     let mut tmp = vec![0u8; neblock];
     let mut pos = 0;
