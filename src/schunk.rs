@@ -104,6 +104,8 @@ pub struct SuperChunk {
     reader: Mutex<Option<Box<dyn Stream>>>,
     comp: Compressor,
     decomp: Mutex<Decompressor>,
+    /// Reused buffer for partially read chunks (see `load_range`).
+    scratch: Mutex<Vec<u8>>,
     pub metalayers: Vec<Metalayer>,
     pub vlmetalayers: Vec<Metalayer>,
     /// Set by a special fill until the next chunk operation (see
@@ -136,6 +138,7 @@ impl SuperChunk {
             reader: Mutex::new(None),
             comp: Compressor::new(storage.cparams.clone()),
             decomp: Mutex::new(Decompressor::new(storage.dparams.clone())),
+            scratch: Mutex::new(Vec::new()),
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
             repeat_index: false,
@@ -487,14 +490,22 @@ impl SuperChunk {
         }
     }
 
-    /// Chunk `n` with at least the blocks holding bytes `start..start+len`
-    /// of its data: for chunks on disk only the header, block starts,
-    /// dictionary and those blocks are read (the rest stays zero), so small
-    /// slices of large chunks stay cheap.
-    fn chunk_for_range(&self, n: i64, start: usize, len: usize) -> Result<Cow<'_, [u8]>> {
+    /// Load into `buf` chunk `n` with at least the blocks holding bytes
+    /// `start..start+len` of its data, for chunks on disk: only the header,
+    /// block starts, dictionary and those blocks are read, so small slices of
+    /// large chunks stay cheap. The other bytes of `buf` are left as they
+    /// are (never decoded). Returns the chunk's length, or None when the
+    /// whole chunk should be read instead.
+    fn load_range(
+        &self,
+        n: i64,
+        start: usize,
+        len: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<usize>> {
         let i = self.check_index(n)?;
-        if !matches!(self.entries[i].slot, Slot::Disk(_) | Slot::File(_)) {
-            return self.chunk(n);
+        if !matches!(self.entries[i].slot, Slot::Disk(_) | Slot::File(_)) || len == 0 {
+            return Ok(None);
         }
         let ext = EXTENDED_HEADER_LENGTH;
         let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
@@ -502,20 +513,20 @@ impl SuperChunk {
         let h = ChunkHeader::read(&hb)?;
         let cb = h.cbytes.max(0) as usize;
         let (nblocks, _) = h.nblocks();
-        let simple = !h.is_extended()
+        if !h.is_extended()
             || h.is_memcpyed()
             || h.special_bits() != 0
             || h.is_lazy()
             || h.is_vlblocks()
-            || nblocks < 2;
-        if simple || len == 0 {
-            return self.chunk(n);
+            || nblocks < 2
+        {
+            return Ok(None);
         }
-        if let Slot::Disk(off) = self.entries[i].slot {
-            if let Backing::File { data_len, .. } = self.backing {
-                if off.checked_add(cb as i64).is_none_or(|e| e > data_len) {
-                    return Err(Error::InvalidHeader);
-                }
+        if let (Slot::Disk(off), Backing::File { data_len, .. }) =
+            (&self.entries[i].slot, &self.backing)
+        {
+            if off.checked_add(cb as i64).is_none_or(|e| e > *data_len) {
+                return Err(Error::InvalidHeader);
             }
         }
         let bs = h.blocksize as usize;
@@ -523,15 +534,19 @@ impl SuperChunk {
         if idx_end > cb {
             return Err(Error::InvalidHeader);
         }
-        let mut out = vec![0u8; cb];
-        self.read_part(i, 0, &mut out[..idx_end])?;
+        if buf.len() < cb {
+            buf.resize(cb, 0);
+        }
+        let out = &mut buf[..cb];
+        out[..ext].copy_from_slice(&hb);
+        self.read_part(i, ext, &mut out[ext..idx_end])?;
         let starts: Vec<usize> = out[ext..idx_end]
             .chunks_exact(4)
             .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]).max(0) as usize)
             .collect();
         let first = starts.iter().copied().min().unwrap_or(cb);
         if first < idx_end || first > cb {
-            return self.chunk(n);
+            return Ok(None);
         }
         self.read_part(i, idx_end, &mut out[idx_end..first])?;
         let (j0, j1) = (start / bs, (start + len - 1) / bs);
@@ -545,11 +560,11 @@ impl SuperChunk {
                 .unwrap_or(cb)
                 .min(cb);
             if a < first || a > b {
-                return self.chunk(n);
+                return Ok(None);
             }
             self.read_part(i, a, &mut out[a..b])?;
         }
-        Ok(Cow::Owned(out))
+        Ok(Some(cb))
     }
 
     /// Decompress chunk `n` into `dest`; returns its size.
@@ -877,7 +892,12 @@ impl SuperChunk {
             if in_chunk == 0 && take == e_nb {
                 self.decompress_chunk(n, out)?;
             } else {
-                let c = self.chunk_for_range(n, in_chunk as usize, take as usize)?;
+                let mut scratch = self.scratch.lock().map_err(|_| Error::Failure)?;
+                let partial = self.load_range(n, in_chunk as usize, take as usize, &mut scratch)?;
+                let c = match partial {
+                    Some(cb) => Cow::Borrowed(&scratch[..cb]),
+                    None => self.chunk(n)?,
+                };
                 let mut d = self.decomp.lock().map_err(|_| Error::Failure)?;
                 if d.getitem_bytes(&c, in_chunk as i32, take as i32, out)
                     .is_err()

@@ -2,7 +2,7 @@
 //! libFuzzer (or to replay a corpus/crash quickly under a debugger).
 //!
 //! ```text
-//! replay <decompress_chunk|roundtrip> [--seconds S] [--seed N] PATH...
+//! replay <decompress_chunk|roundtrip|open_frame> [--seconds S] [--seed N] PATH...
 //! replay seeds DIR
 //! ```
 //!
@@ -187,7 +187,7 @@ fn write_seeds(dir: &Path) -> std::io::Result<()> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: replay <decompress_chunk|roundtrip> [--seconds S] [--seed N] PATH...\n       replay seeds DIR";
+    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame> [--seconds S] [--seed N] PATH...\n       replay seeds DIR";
     let Some(name) = args.first().cloned() else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -203,6 +203,7 @@ fn main() {
     let target: fn(&[u8]) = match name.as_str() {
         "decompress_chunk" => blosc2_fuzz::decompress_chunk,
         "roundtrip" => blosc2_fuzz::roundtrip,
+        "open_frame" => blosc2_fuzz::open_frame,
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);
@@ -219,10 +220,10 @@ fn main() {
             p => collect(Path::new(p), &mut paths),
         }
     }
-    let corpus: Vec<Vec<u8>> = paths
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .collect();
+    let (paths, corpus): (Vec<PathBuf>, Vec<Vec<u8>>) = paths
+        .into_iter()
+        .filter_map(|p| std::fs::read(&p).ok().map(|d| (p, d)))
+        .unzip();
     let mut execs = 0u64;
     let mut crashes = 0u64;
     for (p, input) in paths.iter().zip(&corpus) {
