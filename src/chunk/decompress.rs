@@ -437,16 +437,18 @@ impl Decompressor {
         }
         let has_delta = view.spec().has_delta();
         let bs = view.blocksize;
-        let (first, rest) = dest.split_at_mut(bs.min(nbytes));
-        // DELTA decodes every block against the first one, so it goes first;
-        // with a postfilter the reference is the block before postfiltering.
+        // DELTA decodes every block against the first one, so that one goes
+        // first; with a postfilter the reference is the block before
+        // postfiltering. Without DELTA, block 0 is just one more parallel task.
+        let skip = usize::from(has_delta);
+        let (first, rest) = dest.split_at_mut(if has_delta { bs.min(nbytes) } else { 0 });
         let mut dref_owned = None;
         if has_delta && post.is_some() {
             let mut b0 = vec![0u8; first.len()];
             view.decode_block(0, &mut b0, None, &mut self.scratch[0], &ctx, None)?;
             dref_owned = Some(b0);
         }
-        if !masked(0) || has_delta {
+        if has_delta {
             view.decode_block(0, first, None, &mut self.scratch[0], &ctx, post)?;
         }
         let dref: Option<&[u8]> = match (&dref_owned, has_delta) {
@@ -456,7 +458,7 @@ impl Decompressor {
         };
         if nthreads <= 1 || view.nblocks <= 2 {
             for (i, out) in rest.chunks_mut(bs).enumerate() {
-                let j = i + 1;
+                let j = i + skip;
                 if !masked(j) {
                     view.decode_block(j, out, dref, &mut self.scratch[0], &ctx, post)?;
                 }
@@ -466,7 +468,7 @@ impl Decompressor {
             let outs: Vec<std::sync::Mutex<&mut [u8]>> =
                 rest.chunks_mut(bs).map(std::sync::Mutex::new).collect();
             pool.run(outs.len(), &mut self.scratch[..nthreads], |i, scratch| {
-                let j = i + 1;
+                let j = i + skip;
                 if masked(j) {
                     return Ok(());
                 }
