@@ -455,12 +455,13 @@ impl SuperChunk {
                 if size < EXTENDED_HEADER_LENGTH as u64 || size > i32::MAX as u64 {
                     return Err(Error::ReadBuffer);
                 }
-                let v = crate::io::read_vec(s.as_mut(), 0, size as usize)?;
+                let mut v = crate::io::read_vec(s.as_mut(), 0, size as usize)?;
                 let cb = ChunkHeader::read(&v)?.cbytes as usize;
                 if cb > v.len() {
                     return Err(Error::ReadBuffer);
                 }
-                Ok(Cow::Owned(v[..cb].to_vec()))
+                v.truncate(cb);
+                Ok(Cow::Owned(v))
             }
             _ => Err(Error::Failure),
         }

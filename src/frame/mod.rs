@@ -22,6 +22,12 @@ pub trait Source {
     /// Bytes available from position 0 (the frame may be shorter).
     fn available(&mut self) -> Result<u64>;
     fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()>;
+    /// `len` bytes at `pos` in a new buffer.
+    fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        let mut v = vec![0u8; len];
+        self.read_at(pos, &mut v)?;
+        Ok(v)
+    }
 }
 
 /// A frame in memory.
@@ -54,15 +60,20 @@ impl Source for StreamSource<'_> {
         let p = self.base.checked_add(pos).ok_or(Error::FileRead)?;
         self.stream.read_exact_at(p, buf)
     }
+    fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        let p = self.base.checked_add(pos).ok_or(Error::FileRead)?;
+        self.stream.read_vec_at(p, len)
+    }
 }
 
 fn read_vec(src: &mut dyn Source, pos: i64, len: i64) -> Result<Vec<u8>> {
     if pos < 0 || len < 0 {
         return Err(Error::ReadBuffer);
     }
-    let mut v = vec![0u8; usize::try_from(len).map_err(|_| Error::ReadBuffer)?];
-    src.read_at(pos as u64, &mut v)?;
-    Ok(v)
+    src.read_vec_at(
+        pos as u64,
+        usize::try_from(len).map_err(|_| Error::ReadBuffer)?,
+    )
 }
 
 /// What a reader learns from a frame besides the chunk data.

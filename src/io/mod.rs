@@ -28,6 +28,12 @@ pub trait Stream: Send {
     fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()>;
     fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()>;
     fn truncate(&mut self, size: u64) -> Result<()>;
+    /// `len` bytes at `pos` in a new buffer (backends may skip zeroing it).
+    fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        let mut v = vec![0u8; len];
+        self.read_exact_at(pos, &mut v)?;
+        Ok(v)
+    }
 }
 
 /// A way of opening files.
@@ -42,9 +48,7 @@ pub fn default_backend() -> Arc<dyn Backend> {
 
 /// Read `len` bytes at `pos` into a new buffer.
 pub fn read_vec(s: &mut dyn Stream, pos: u64, len: usize) -> Result<Vec<u8>> {
-    let mut v = vec![0u8; len];
-    s.read_exact_at(pos, &mut v)?;
-    Ok(v)
+    s.read_vec_at(pos, len)
 }
 
 /// Map an OS error on open to the reference's code.

@@ -3,6 +3,7 @@
 use super::{open_err, Backend, Mode, Stream};
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
@@ -41,5 +42,21 @@ impl Stream for StdioFile {
     }
     fn truncate(&mut self, size: u64) -> Result<()> {
         self.f.set_len(size).map_err(|_| Error::FileTruncate)
+    }
+    fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        // read_to_end fills spare capacity without zeroing it first, which
+        // matters for multi-megabyte chunks
+        let mut v = Vec::with_capacity(len);
+        self.f
+            .seek(SeekFrom::Start(pos))
+            .map_err(|_| Error::FileRead)?;
+        (&mut self.f)
+            .take(len as u64)
+            .read_to_end(&mut v)
+            .map_err(|_| Error::FileRead)?;
+        if v.len() != len {
+            return Err(Error::FileRead);
+        }
+        Ok(v)
     }
 }
