@@ -61,6 +61,19 @@ struct PreInfo<'a> {
     nchunk: i64,
 }
 
+/// Where the parallel path stands in laying blocks out in dest.
+struct Layout<'d> {
+    dest: &'d mut [u8],
+    /// Compressed size of each finished block.
+    sizes: Vec<Option<usize>>,
+    /// First block not laid out yet.
+    next: usize,
+    /// Where it goes.
+    pos: usize,
+    /// A block did not fit: the chunk will be stored raw.
+    overflow: bool,
+}
+
 /// The settled layout of one compression call.
 struct Plan {
     typesize: usize,
@@ -416,7 +429,9 @@ impl Compressor {
         }
 
         // Parallel: every block into its own region of a buffer the context
-        // keeps, then laid out in block order.
+        // keeps; whichever thread completes the next block in order lays it
+        // (and any later ones already done) out in dest, so the copying
+        // overlaps the compression of the remaining blocks.
         let region = out_cap;
         let need = region * plan.nblocks;
         if self.staging.len() < need {
@@ -427,25 +442,44 @@ impl Compressor {
             .chunks_mut(region)
             .map(Mutex::new)
             .collect();
+        let layout = Mutex::new(Layout {
+            dest,
+            sizes: vec![None; plan.nblocks],
+            next: 0,
+            pos,
+            overflow: false,
+        });
         let pool = Pool::ensure(&mut self.pool, nthreads)?;
-        let sizes = pool.run(plan.nblocks, &mut self.scratch[..nthreads], |j, scratch| {
+        pool.run(plan.nblocks, &mut self.scratch[..nthreads], |j, scratch| {
             prep(scratch);
-            let mut out = regions[j].lock().unwrap_or_else(|p| p.into_inner());
-            compress_block(
-                params, plan, &spec, extended, src, j, scratch, &mut out, dict, pre, None,
-            )
-        })?;
-        drop(regions);
-        for (j, &n) in sizes.iter().enumerate() {
-            if pos + n > dest.len() {
-                return Ok(None);
+            let n = {
+                let mut out = regions[j].lock().unwrap_or_else(|p| p.into_inner());
+                compress_block(
+                    params, plan, &spec, extended, src, j, scratch, &mut out, dict, pre, None,
+                )?
+            };
+            let mut lay = layout.lock().unwrap_or_else(|p| p.into_inner());
+            lay.sizes[j] = Some(n);
+            // Blocks already done are not held by anyone: their regions lock
+            // at once.
+            while let Some(&Some(n)) = lay.sizes.get(lay.next) {
+                let k = lay.next;
+                lay.next += 1;
+                let pos = lay.pos;
+                if lay.overflow || pos + n > lay.dest.len() {
+                    lay.overflow = true;
+                    continue;
+                }
+                let block = regions[k].lock().unwrap_or_else(|p| p.into_inner());
+                lay.dest[pos..pos + n].copy_from_slice(&block[..n]);
+                let at = plan.header_len + 4 * k;
+                lay.dest[at..at + 4].copy_from_slice(&(pos as i32).to_le_bytes());
+                lay.pos = pos + n;
             }
-            dest[plan.header_len + 4 * j..plan.header_len + 4 * j + 4]
-                .copy_from_slice(&(pos as i32).to_le_bytes());
-            dest[pos..pos + n].copy_from_slice(&self.staging[j * region..j * region + n]);
-            pos += n;
-        }
-        Ok(Some(pos))
+            Ok(())
+        })?;
+        let lay = layout.into_inner().unwrap_or_else(|p| p.into_inner());
+        Ok((!lay.overflow).then_some(lay.pos))
     }
 
     /// Store the data raw after the header (the memcpyed chunk); 0 if it does
