@@ -522,3 +522,77 @@ fn partial_reads_of_large_chunks_on_disk() {
         }
     }
 }
+
+/// A backend whose writes start failing once a byte budget is spent, like a
+/// full disk.
+struct Failing {
+    budget: Arc<Mutex<usize>>,
+}
+
+struct FailingStream {
+    inner: Box<dyn crate::io::Stream>,
+    budget: Arc<Mutex<usize>>,
+}
+
+impl crate::io::Backend for Failing {
+    fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn crate::io::Stream>> {
+        Ok(Box::new(FailingStream {
+            inner: crate::io::stdio::Stdio.open(path, mode)?,
+            budget: self.budget.clone(),
+        }))
+    }
+}
+
+impl crate::io::Stream for FailingStream {
+    fn size(&mut self) -> Result<u64> {
+        self.inner.size()
+    }
+    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        self.inner.read_exact_at(pos, buf)
+    }
+    fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        let mut b = self.budget.lock().unwrap();
+        if *b < data.len() {
+            return Err(Error::FileWrite);
+        }
+        *b -= data.len();
+        self.inner.write_all_at(pos, data)
+    }
+    fn truncate(&mut self, size: u64) -> Result<()> {
+        self.inner.truncate(size)
+    }
+}
+
+#[test]
+fn failed_writes_are_errors() {
+    for contiguous in [true, false] {
+        let p = tmp(&format!("failing-{contiguous}.b2frame"));
+        let budget = Arc::new(Mutex::new(usize::MAX));
+        let mut sc = SuperChunk::new(Storage {
+            contiguous,
+            urlpath: Some(p.clone()),
+            io: Arc::new(Failing {
+                budget: budget.clone(),
+            }),
+            ..Storage::default()
+        })
+        .unwrap();
+        sc.append_buffer(&sample(8000, 5)).unwrap();
+        *budget.lock().unwrap() = 100;
+        assert!(sc.append_buffer(&sample(8000, 6)).is_err());
+        assert!(sc.vlmeta_add("big", &sample(5000, 1), None).is_err());
+        let c = sc.compress(&sample(8000, 9)).unwrap();
+        *budget.lock().unwrap() = 0;
+        assert!(sc.update_chunk(0, &c).is_err());
+        drop(sc);
+        // whatever is on disk now must never make a reader panic
+        if let Ok(sc) = SuperChunk::open(&p, 0, crate::io::default_backend()) {
+            let mut out = vec![0u8; 8000];
+            for i in 0..sc.nchunks() {
+                let _ = sc.decompress_chunk(i, &mut out);
+            }
+        }
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+    }
+}
