@@ -987,6 +987,11 @@ impl SuperChunk {
         {
             return Err(Error::InvalidParam);
         }
+        // the header of a frame cannot grow once chunk data follows it
+        // (the reference refuses too)
+        if self.is_frame() && self.cbytes > 0 {
+            return Err(Error::InvalidParam);
+        }
         self.metalayers.push(Metalayer {
             name: name.into(),
             content: content.to_vec(),
