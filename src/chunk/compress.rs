@@ -777,11 +777,37 @@ fn instrument_block(
 
 fn is_run(stream: &[u8], value: u8) -> bool {
     let word = u64::from_ne_bytes([value; 8]);
-    let mut chunks = stream.chunks_exact(8);
-    for c in &mut chunks {
-        if u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) != word {
+    let differs = |c: &[u8]| u64::from_ne_bytes(c.try_into().expect("8 bytes")) ^ word;
+    // 32 bytes per test: one branch where a word at a time took four
+    let mut wide = stream.chunks_exact(32);
+    for c in &mut wide {
+        if differs(&c[..8]) | differs(&c[8..16]) | differs(&c[16..24]) | differs(&c[24..]) != 0 {
             return false;
         }
     }
-    chunks.remainder().iter().all(|&b| b == value)
+    let mut words = wide.remainder().chunks_exact(8);
+    for c in &mut words {
+        if differs(c) != 0 {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|&b| b == value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_run;
+
+    #[test]
+    fn run_detection_at_every_length_and_position() {
+        for len in 0..100usize {
+            let run = vec![7u8; len];
+            assert!(is_run(&run, 7), "len {len}");
+            for at in 0..len {
+                let mut v = run.clone();
+                v[at] = 6;
+                assert!(!is_run(&v, 7), "len {len}, odd byte at {at}");
+            }
+        }
+    }
 }
