@@ -22,7 +22,7 @@ if [ -z "${FUZZ_NO_LIBFUZZER:-}" ] && cargo fuzz --version >/dev/null 2>&1; then
     # when the Rust code is; GCC-instrumented zstd under rustc's ASan runtime
     # reports a bogus stack-use-after-scope on a static table, so keep ASan to
     # the Rust code.
-    export CFLAGS="${CFLAGS:-} -fno-sanitize=address"
+    export CFLAGS="${CFLAGS:+$CFLAGS }-fno-sanitize=address"
     cargo fuzz build -O
     for t in $TARGETS; do
         # Run on a scratch copy so a smoke run does not grow the committed seeds.
