@@ -645,7 +645,8 @@ fn compress_block(
         ttmp,
     });
     let disposable = pre.is_some_and(|p| p.f.output_is_disposable());
-    let started = std::time::Instant::now();
+    // only instrumentation needs the clock
+    let started = params.instr_codec.then(std::time::Instant::now);
     let filtered: &[u8] = match pipeline::forward(spec, src, offset, bsize, s1, s2, &ctx, step)? {
         None => &src[offset..offset + bsize],
         Some(false) => &s1[..bsize],
@@ -654,7 +655,7 @@ fn compress_block(
     let nstreams = plan.nstreams(j, false);
     let neblock = bsize / nstreams;
     if params.instr_codec {
-        let filter_secs = started.elapsed().as_secs_f32();
+        let filter_secs = started.map_or(0.0, |s| s.elapsed().as_secs_f32());
         return instrument_block(
             params,
             dict,
