@@ -542,6 +542,29 @@ unsafe fn consume(chunk: *mut u8, copy: bool) {
     }
 }
 
+/// Shared body of append/insert/update: hand the chunk to `op`, and on
+/// success take ownership of it when `copy` is false, as upstream does.
+///
+/// # Safety
+/// As `blosc2_schunk_append_chunk`.
+unsafe fn store_chunk<T: Into<i64>>(
+    name: &str,
+    schunk: *mut blosc2_schunk,
+    chunk: *mut u8,
+    copy: bool,
+    op: impl FnOnce(&mut Handle, &[u8]) -> Result<T, Error>,
+) -> i64 {
+    guard(name, Error::Failure.code() as i64, || {
+        // SAFETY: forwarded contract.
+        let r = unsafe { with(schunk, |h| op(h, c_chunk(chunk)?)) };
+        if r >= 0 {
+            // SAFETY: forwarded contract.
+            unsafe { consume(chunk, copy) };
+        }
+        r
+    })
+}
+
 /// Append a compressed chunk; returns the number of chunks.
 ///
 /// # Safety
@@ -552,19 +575,12 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    guard(
-        "blosc2_schunk_append_chunk",
-        Error::Failure.code() as i64,
-        || {
-            // SAFETY: forwarded contract.
-            let r = unsafe { with(schunk, |h| h.core.append_chunk(c_chunk(chunk)?)) };
-            if r >= 0 {
-                // SAFETY: forwarded contract.
-                unsafe { consume(chunk, copy) };
-            }
-            r
-        },
-    )
+    // SAFETY: forwarded contract.
+    unsafe {
+        store_chunk("blosc2_schunk_append_chunk", schunk, chunk, copy, |h, c| {
+            h.core.append_chunk(c)
+        })
+    }
 }
 
 /// Insert a compressed chunk at `nchunk`.
@@ -578,19 +594,12 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    guard(
-        "blosc2_schunk_insert_chunk",
-        Error::Failure.code() as i64,
-        || {
-            // SAFETY: forwarded contract.
-            let r = unsafe { with(schunk, |h| h.core.insert_chunk(nchunk, c_chunk(chunk)?)) };
-            if r >= 0 {
-                // SAFETY: forwarded contract.
-                unsafe { consume(chunk, copy) };
-            }
-            r
-        },
-    )
+    // SAFETY: forwarded contract.
+    unsafe {
+        store_chunk("blosc2_schunk_insert_chunk", schunk, chunk, copy, |h, c| {
+            h.core.insert_chunk(nchunk, c)
+        })
+    }
 }
 
 /// Replace chunk `nchunk`.
@@ -604,19 +613,12 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    guard(
-        "blosc2_schunk_update_chunk",
-        Error::Failure.code() as i64,
-        || {
-            // SAFETY: forwarded contract.
-            let r = unsafe { with(schunk, |h| h.core.update_chunk(nchunk, c_chunk(chunk)?)) };
-            if r >= 0 {
-                // SAFETY: forwarded contract.
-                unsafe { consume(chunk, copy) };
-            }
-            r
-        },
-    )
+    // SAFETY: forwarded contract.
+    unsafe {
+        store_chunk("blosc2_schunk_update_chunk", schunk, chunk, copy, |h, c| {
+            h.core.update_chunk(nchunk, c)
+        })
+    }
 }
 
 /// Delete chunk `nchunk`.
