@@ -15,6 +15,7 @@ use crate::frame::header::{self as fh, FrameHeader};
 use crate::frame::{self, cframe, index, sframe, SliceSource, StreamSource};
 use crate::io::{Backend, Mode, Stream};
 use crate::metalayers::{self, Metalayer, MAX_METALAYERS};
+use crate::registry::SchunkInfo;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -113,6 +114,16 @@ pub struct SuperChunk {
     repeat_index: bool,
 }
 
+/// How positions in the uncompressed data map to chunks.
+enum ChunkMap {
+    Fixed(i64),
+    /// Start of every chunk, plus the total at the end.
+    Variable(Vec<i64>),
+}
+
+/// `blosc2_flags2` bit of chunks made of variable-length blocks.
+const VL_BLOCKS_FLAG: u8 = crate::chunk::header::blosc2_flags2::VL_BLOCKS;
+
 fn special_kind(chunk: &[u8]) -> Result<Special> {
     let h = ChunkHeader::read(chunk)?;
     Ok(Special::from_bits(h.special_bits()).unwrap_or(Special::None))
@@ -208,8 +219,12 @@ impl SuperChunk {
         sc
     }
 
-    /// Nominal size of chunk `i` of `n` in a frame of fixed chunk size.
+    /// Nominal size of chunk `i` of `n` in a frame of fixed chunk size; -1
+    /// (unknown until its header is read) for variable-size chunks.
     fn nominal_nbytes(h: &FrameHeader, i: i64, n: i64) -> i32 {
+        if h.chunksize <= 0 {
+            return -1;
+        }
         let cs = h.chunksize as i64;
         if i == n - 1 && h.nbytes % cs != 0 {
             (h.nbytes % cs) as i32
@@ -238,28 +253,31 @@ impl SuperChunk {
         let mut cbytes = 0i64;
         let mut nbytes = 0i64;
         for (i, &off) in info.offsets.iter().enumerate() {
-            let nb = Self::nominal_nbytes(h, i as i64, info.nchunks);
-            let slot = match index::offset_special(off)? {
-                Some(k) => Slot::Special(k),
+            let nominal = Self::nominal_nbytes(h, i as i64, info.nchunks);
+            let (slot, nb) = match index::offset_special(off)? {
+                Some(k) => (Slot::Special(k), nominal),
                 None => {
                     let c = frame::read_chunk(&mut SliceSource(buf), data_start, h.cbytes, off)?;
-                    if ChunkHeader::read(&c)?.nbytes != nb {
+                    let nb = ChunkHeader::read(&c)?.nbytes;
+                    if nominal >= 0 && nb != nominal {
                         return Err(Error::InvalidHeader);
                     }
-                    Slot::Data(c)
+                    (Slot::Data(c), nb)
                 }
             };
-            let mut e = Entry { slot, nbytes: nb };
+            sc.entries.push(Entry { slot, nbytes: nb });
+        }
+        sc.resolve_special_sizes(h.nbytes)?;
+        for i in 0..sc.entries.len() {
             if copy {
-                if let Slot::Special(_) = e.slot {
-                    e.slot = Slot::Data(sc.special_chunk(&e)?);
+                if let Slot::Special(_) = sc.entries[i].slot {
+                    sc.entries[i].slot = Slot::Data(sc.special_chunk(&sc.entries[i])?);
                 }
             }
-            if let Slot::Data(d) = &e.slot {
+            if let Slot::Data(d) = &sc.entries[i].slot {
                 cbytes += d.len() as i64;
             }
-            nbytes += nb as i64;
-            sc.entries.push(e);
+            nbytes += sc.entries[i].nbytes as i64;
         }
         if nbytes != h.nbytes {
             return Err(Error::InvalidHeader);
@@ -329,21 +347,75 @@ impl SuperChunk {
                 nbytes: Self::nominal_nbytes(h, i as i64, info.nchunks),
             });
         }
+        if h.variable_chunks() {
+            // each chunk's size is in its own header
+            for i in 0..self.entries.len() {
+                if matches!(self.entries[i].slot, Slot::Special(_)) {
+                    continue;
+                }
+                let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+                self.read_part(i, 0, &mut hb)?;
+                let nb = ChunkHeader::read(&hb)?.nbytes;
+                self.entries[i].nbytes = nb;
+            }
+            self.resolve_special_sizes(h.nbytes)?;
+            let sum: i64 = self.entries.iter().map(|e| e.nbytes as i64).sum();
+            if sum != h.nbytes {
+                return Err(Error::InvalidHeader);
+            }
+        }
         Ok(())
     }
 
-    /// VL-block chunks are a 3.x extension not read yet: refuse them whole.
+    /// Special offsets carry no size, so in a frame of variable-size chunks
+    /// the size of a special chunk is what the others leave of the total.
+    /// That is decidable for one such chunk only (this library never writes
+    /// special offsets into such frames; the reference misreads them).
+    fn resolve_special_sizes(&mut self, total: i64) -> Result<()> {
+        let unknown: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| self.entries[i].nbytes < 0)
+            .collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        if unknown.len() > 1 {
+            return Err(Error::FrameSpecial);
+        }
+        let known: i64 = self
+            .entries
+            .iter()
+            .filter(|e| e.nbytes >= 0)
+            .map(|e| e.nbytes as i64)
+            .sum();
+        let left = total - known;
+        if left < 0 || left > i32::MAX as i64 {
+            return Err(Error::InvalidHeader);
+        }
+        self.entries[unknown[0]].nbytes = left as i32;
+        Ok(())
+    }
+
+    /// The chunks' second flags byte (VL blocks or not) as the first chunk
+    /// has it.
     fn read_flags2(&mut self) -> Result<()> {
         if self.entries.is_empty() {
             return Ok(());
         }
-        let c = self.chunk(0)?;
-        let h = ChunkHeader::read(&c)?;
-        if h.is_vlblocks() {
-            return Err(Error::VersionSupport);
-        }
-        self.flags2 = h.blosc2_flags2;
+        self.flags2 = self.stored_header(0)?.blosc2_flags2;
         Ok(())
+    }
+
+    /// The header of chunk `i`, reading only its first bytes from disk.
+    fn stored_header(&self, i: usize) -> Result<ChunkHeader> {
+        match &self.entries[i].slot {
+            Slot::Disk(_) | Slot::File(_) => {
+                let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+                self.read_part(i, 0, &mut hb)?;
+                ChunkHeader::read(&hb)
+            }
+            Slot::Data(d) => ChunkHeader::read(d),
+            Slot::Special(_) => ChunkHeader::read(&self.special_chunk(&self.entries[i])?),
+        }
     }
 
     pub fn kind(&self) -> Kind {
@@ -576,18 +648,31 @@ impl SuperChunk {
             return Err(Error::InvalidParam);
         }
         let mut d = self.decomp.lock().map_err(|_| Error::Failure)?;
+        self.plugin_info(&mut d.schunk);
         d.decompress(&c, dest)
     }
 
+    /// Point `slot` (a context's view for plugins) at this super-chunk's
+    /// current typesize and metalayers: upstream plugins read them through
+    /// `cparams->schunk` (the b2nd ones, their array geometry).
+    pub fn plugin_info(&self, slot: &mut Option<Arc<SchunkInfo>>) {
+        SchunkInfo::refresh(slot, self.cparams.typesize, &self.metalayers);
+    }
+
     /// Check `chunk` and work out its sizes and whether it goes in as a
-    /// special offset.
-    fn admit(&self, chunk: &[u8]) -> Result<(i32, i32, bool)> {
+    /// special offset (decided again by [`Self::settle_chunksize`]). `err`
+    /// is the code of the operation for chunks that do not fit.
+    fn admit(&self, chunk: &[u8], err: Error) -> Result<(i32, i32, bool)> {
         let h = ChunkHeader::read(chunk)?;
         if h.cbytes as usize > chunk.len() {
             return Err(Error::ReadBuffer);
         }
-        if h.is_vlblocks() {
-            return Err(Error::VersionSupport);
+        // regular and VL-block chunks never mix in one super-chunk
+        let others = self.entries.len() > usize::from(err == Error::ChunkUpdate);
+        if others
+            && (h.blosc2_flags2 & VL_BLOCKS_FLAG != 0) != (self.flags2 & VL_BLOCKS_FLAG != 0)
+        {
+            return Err(err);
         }
         let special = self.is_frame()
             && matches!(
@@ -595,6 +680,65 @@ impl SuperChunk {
                 Special::Zero | Special::Nan | Special::Uninit
             );
         Ok((h.nbytes, h.cbytes, special))
+    }
+
+    /// Whether chunks may differ in size (the frame header's `chunksize` 0).
+    pub fn variable_chunks(&self) -> bool {
+        self.chunksize == 0
+    }
+
+    /// Switch to variable-size chunks, as the reference does when a chunk
+    /// no longer fits the fixed size. Special chunks of a frame become real
+    /// chunks: a special offset carries no size, and a reader of
+    /// variable-size chunks has nowhere else to take it from.
+    fn make_variable(&mut self) -> Result<()> {
+        if self.chunksize == 0 {
+            return Ok(());
+        }
+        for i in 0..self.entries.len() {
+            if let Slot::Special(_) = self.entries[i].slot {
+                let c = self.special_chunk(&self.entries[i])?;
+                let slot = self.store(&c, false)?;
+                self.entries[i].slot = slot;
+                self.cbytes += c.len() as i64;
+            }
+        }
+        self.chunksize = 0;
+        Ok(())
+    }
+
+    /// Whether a chunk of `nb` bytes at position `pos` (replacing the one
+    /// there when `replace`) keeps the fixed chunk size: every chunk but
+    /// the last holds exactly `chunksize` bytes, the last at most that.
+    fn fits_fixed(&self, pos: usize, nb: i32, replace: bool) -> bool {
+        let cs = self.chunksize;
+        if cs <= 0 {
+            return cs == -1 || self.entries.is_empty() && !replace;
+        }
+        let n = self.entries.len();
+        let new_n = if replace { n } else { n + 1 };
+        let last_after = pos + 1 == new_n;
+        if nb > cs || (!last_after && nb != cs) {
+            return false;
+        }
+        // a short chunk that stops being the last breaks the rule too
+        if !replace && last_after && n > 0 && self.entries[n - 1].nbytes != cs {
+            return false;
+        }
+        true
+    }
+
+    /// Settle the chunk size for a new chunk of `nb` bytes at `pos`; returns
+    /// whether a special chunk may still go in as a special offset.
+    fn settle_chunksize(&mut self, pos: usize, nb: i32, replace: bool) -> Result<bool> {
+        if self.entries.is_empty() && !replace {
+            if self.chunksize != 0 {
+                self.chunksize = nb;
+            }
+        } else if !self.fits_fixed(pos, nb, replace) {
+            self.make_variable()?;
+        }
+        Ok(self.chunksize != 0)
     }
 
     /// Store `chunk` (already admitted) and return its slot.
@@ -651,17 +795,9 @@ impl SuperChunk {
 
     /// Append a compressed chunk; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
-        let (nb, cb, special) = self.admit(chunk)?;
+        let (nb, cb, special) = self.admit(chunk, Error::ChunkAppend)?;
         let n = self.entries.len();
-        if self.chunksize == -1 || n == 0 {
-            self.chunksize = nb;
-        } else {
-            let last = self.entries[n - 1].nbytes;
-            if last < self.chunksize || nb > self.chunksize {
-                // variable-size chunks are a later extension
-                return Err(Error::ChunkAppend);
-            }
-        }
+        let special = self.settle_chunksize(n, nb, false)? && special;
         if n == 0 {
             self.flags2 = ChunkHeader::read(chunk)?.blosc2_flags2;
         }
@@ -679,6 +815,7 @@ impl SuperChunk {
     /// Compress `src` with the super-chunk's parameters and append it.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
         let mut out = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
+        SchunkInfo::refresh(&mut self.comp.schunk, self.cparams.typesize, &self.metalayers);
         let n = self.comp.compress(src, &mut out)?;
         out.truncate(n);
         self.append_chunk(&out)
@@ -687,6 +824,7 @@ impl SuperChunk {
     /// Compress `src` with the super-chunk's parameters.
     pub fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
         let mut out = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
+        SchunkInfo::refresh(&mut self.comp.schunk, self.cparams.typesize, &self.metalayers);
         let n = self.comp.compress(src, &mut out)?;
         out.truncate(n);
         Ok(out)
@@ -700,10 +838,8 @@ impl SuperChunk {
         if n == self.nchunks() {
             return self.append_chunk(chunk);
         }
-        let (nb, cb, special) = self.admit(chunk)?;
-        if nb != self.chunksize {
-            return Err(Error::ChunkInsert);
-        }
+        let (nb, cb, special) = self.admit(chunk, Error::ChunkInsert)?;
+        let special = self.settle_chunksize(n as usize, nb, false)? && special;
         let slot = self.store(chunk, special)?;
         self.entries.insert(n as usize, Entry { slot, nbytes: nb });
         self.nbytes += nb as i64;
@@ -718,10 +854,10 @@ impl SuperChunk {
     /// Replace chunk `n`; returns the number of chunks.
     pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         let i = self.check_index(n)?;
-        let (nb, cb, special) = self.admit(chunk)?;
-        let last = i + 1 == self.entries.len();
-        if nb != self.entries[i].nbytes && !(last && nb <= self.chunksize) {
-            return Err(Error::ChunkUpdate);
+        let (nb, cb, special) = self.admit(chunk, Error::ChunkUpdate)?;
+        let special = self.settle_chunksize(i, nb, true)? && special;
+        if self.entries.len() == 1 {
+            self.flags2 = ChunkHeader::read(chunk)?.blosc2_flags2;
         }
         let old_cb = self.slot_cbytes(i)?;
         // A sparse frame keeps chunk file names; overwrite the old file.
@@ -779,13 +915,15 @@ impl SuperChunk {
             .iter()
             .map(|&o| self.entries[o as usize].clone())
             .collect();
-        if new
-            .iter()
-            .take(n.saturating_sub(1))
-            .any(|e| e.nbytes != self.chunksize)
+        if self.chunksize > 0
+            && new
+                .iter()
+                .take(n.saturating_sub(1))
+                .any(|e| e.nbytes != self.chunksize)
         {
-            // a short chunk anywhere but last would make chunks variable-size
-            return Err(Error::Data);
+            // a short chunk anywhere but last makes chunks variable-size
+            self.make_variable()?;
+            return self.reorder(order);
         }
         self.entries = new;
         self.repeat_index = false;
@@ -865,21 +1003,54 @@ impl SuperChunk {
         if ((bstop - bstart) as u64) > len as u64 {
             return Err(Error::InvalidParam);
         }
-        if bstop > bstart && self.chunksize <= 0 {
-            return Err(Error::InvalidParam);
-        }
         Ok((bstart, bstop))
+    }
+
+    /// Where each chunk starts in the uncompressed data.
+    fn chunk_map(&self) -> ChunkMap {
+        if self.chunksize > 0 {
+            return ChunkMap::Fixed(self.chunksize as i64);
+        }
+        let mut starts = Vec::with_capacity(self.entries.len() + 1);
+        let mut at = 0i64;
+        starts.push(0);
+        for e in &self.entries {
+            at += e.nbytes.max(0) as i64;
+            starts.push(at);
+        }
+        ChunkMap::Variable(starts)
+    }
+
+    /// The chunk holding byte `pos` (< nbytes) and where in it.
+    fn locate(&self, map: &ChunkMap, pos: i64) -> Result<(i64, i64)> {
+        let n = match map {
+            ChunkMap::Fixed(cs) => pos / cs,
+            // the last chunk starting at or before pos (empty chunks share
+            // their start with the next one)
+            ChunkMap::Variable(starts) => {
+                starts[..self.entries.len()].partition_point(|&s| s <= pos) as i64 - 1
+            }
+        };
+        let e = self.entries.get(n as usize).ok_or(Error::InvalidIndex)?;
+        let start = match map {
+            ChunkMap::Fixed(cs) => n * cs,
+            ChunkMap::Variable(starts) => starts[n as usize],
+        };
+        let in_chunk = pos - start;
+        if in_chunk < 0 || in_chunk >= e.nbytes as i64 {
+            return Err(Error::Data);
+        }
+        Ok((n, in_chunk))
     }
 
     /// Items `start..stop` (in units of typesize) into `dest`.
     pub fn get_slice(&self, start: i64, stop: i64, dest: &mut [u8]) -> Result<()> {
         let (bstart, bstop) = self.slice_geometry(start, stop, dest.len())?;
-        let cs = self.chunksize.max(1) as i64;
+        let map = self.chunk_map();
         let mut pos = bstart;
         let mut tmp = Vec::new();
         while pos < bstop {
-            let n = pos / cs;
-            let in_chunk = pos - n * cs;
+            let (n, in_chunk) = self.locate(&map, pos)?;
             let e_nb = self
                 .entries
                 .get(n as usize)
@@ -900,6 +1071,7 @@ impl SuperChunk {
                     None => self.chunk(n)?,
                 };
                 let mut d = self.decomp.lock().map_err(|_| Error::Failure)?;
+                self.plugin_info(&mut d.schunk);
                 if d.getitem_bytes(&c, in_chunk as i32, take as i32, out)
                     .is_err()
                 {
@@ -919,12 +1091,11 @@ impl SuperChunk {
     /// Overwrite items `start..stop` with `src`, recompressing the chunks.
     pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
         let (bstart, bstop) = self.slice_geometry(start, stop, src.len())?;
-        let cs = self.chunksize.max(1) as i64;
+        let map = self.chunk_map();
         let mut pos = bstart;
         let mut tmp = Vec::new();
         while pos < bstop {
-            let n = pos / cs;
-            let in_chunk = pos - n * cs;
+            let (n, in_chunk) = self.locate(&map, pos)?;
             let e_nb = self
                 .entries
                 .get(n as usize)
@@ -966,14 +1137,22 @@ impl SuperChunk {
             return Ok(Vec::new());
         }
         let ts = self.cparams.typesize as i64;
-        let cs = self.chunksize as i64;
-        if cs <= 0 || start < 0 || stop < start {
+        if start < 0 || stop < start {
             return Err(Error::InvalidParam);
         }
         let bstart = start.checked_mul(ts).ok_or(Error::InvalidParam)?;
         let bstop = stop.checked_mul(ts).ok_or(Error::InvalidParam)?;
-        let first = bstart / cs;
-        let last = bstop / cs + i64::from(bstop % cs != 0);
+        let (first, last) = match self.chunk_map() {
+            ChunkMap::Fixed(cs) => (bstart / cs, bstop / cs + i64::from(bstop % cs != 0)),
+            ChunkMap::Variable(starts) => {
+                // as the fixed case: the chunk holding the first byte up to
+                // the last chunk starting before the end
+                let n = self.entries.len();
+                let first = starts[..n].partition_point(|&s| s <= bstart).max(1) - 1;
+                let last = starts[..n].partition_point(|&s| s < bstop).max(first);
+                (first as i64, last as i64)
+            }
+        };
         Ok((first..last).collect())
     }
 
@@ -1091,7 +1270,10 @@ impl SuperChunk {
         FrameHeader {
             header_len: 0,
             frame_len: 0,
-            general_flags: fh::VERSION_RC1 | fh::OFFSETS_64BIT,
+            general_flags: fh::general_flags(
+                self.chunksize == 0,
+                self.flags2 & VL_BLOCKS_FLAG != 0,
+            ),
             frame_type: if sparse { fh::SPARSE } else { fh::CONTIGUOUS },
             compcode: self.cparams.compcode,
             clevel: self.cparams.clevel,

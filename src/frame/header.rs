@@ -147,25 +147,27 @@ impl FrameHeader {
         Ok(h)
     }
 
-    /// Number of chunks the header implies. Variable-size chunks and
-    /// VL-block frames (3.x extensions) are refused rather than miscounted.
-    pub fn nchunks(&self) -> Result<i64> {
-        if self.general_flags & (VARIABLE_CHUNKS | VL_BLOCKS) != 0 {
-            return Err(Error::VersionSupport);
-        }
+    /// Number of chunks the header implies, or None for variable-size
+    /// chunks (`chunksize` 0), whose count only the index chunk tells.
+    pub fn nchunks(&self) -> Result<Option<i64>> {
         if self.nbytes == 0 {
-            return Ok(0);
+            return Ok(Some(0));
         }
-        if self.chunksize <= 0 {
-            return Err(Error::VersionSupport);
+        if self.chunksize == 0 {
+            return Ok(None);
+        }
+        if self.chunksize < 0 {
+            return Err(Error::InvalidHeader);
         }
         let cs = self.chunksize as i64;
         let n = self.nbytes / cs + i64::from(self.nbytes % cs != 0);
-        // the offsets must fit one index chunk
-        if n > (i32::MAX as i64 - 64) / 8 {
-            return Err(Error::InvalidHeader);
-        }
-        Ok(n)
+        check_nchunks(n)?;
+        Ok(Some(n))
+    }
+
+    /// Whether chunks may differ in size (`chunksize` 0).
+    pub fn variable_chunks(&self) -> bool {
+        self.chunksize == 0
     }
 
     /// Encode the header with its metalayers; `header_len` is computed, the
@@ -212,6 +214,32 @@ impl FrameHeader {
         h[pos::HEADER_LEN..pos::HEADER_LEN + 4].copy_from_slice(&len.to_be_bytes());
         Ok(h)
     }
+}
+
+/// The offsets of `n` chunks must fit one index chunk.
+pub fn check_nchunks(n: i64) -> Result<()> {
+    if n < 0 || n > (i32::MAX as i64 - 64) / 8 {
+        return Err(Error::InvalidHeader);
+    }
+    Ok(())
+}
+
+/// General flags as the reference writes them: format version 3 when chunks
+/// vary in size or use variable-length blocks, each with its own bit.
+pub fn general_flags(variable_chunks: bool, vl_blocks: bool) -> u8 {
+    let mut f = OFFSETS_64BIT;
+    if variable_chunks || vl_blocks {
+        f |= VERSION_VL_BLOCKS;
+    } else {
+        f |= VERSION_RC1;
+    }
+    if variable_chunks {
+        f |= VARIABLE_CHUNKS;
+    }
+    if vl_blocks {
+        f |= VL_BLOCKS;
+    }
+    f
 }
 
 /// Overwrite the frame length field of an encoded header.

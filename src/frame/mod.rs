@@ -126,9 +126,10 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
     let tr = read_vec(src, trailer_off, trailer_len)?;
     let vlmetalayers = trailer::parse_vlmetalayers(&tr)?;
 
-    let nchunks = h.nchunks()?;
+    let fixed = h.nchunks()?;
+    let mut nchunks = fixed.unwrap_or(0);
     let mut offsets = Vec::new();
-    if nchunks > 0 {
+    if fixed != Some(0) {
         let idx_pos = if sparse {
             header_len
         } else {
@@ -141,9 +142,19 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
             return Err(Error::InvalidHeader);
         }
         let ih = read_vec(src, idx_pos, ext)?;
-        let icb = crate::chunk::ChunkHeader::read(&ih)?.cbytes as i64;
+        let ihdr = crate::chunk::ChunkHeader::read(&ih)?;
+        let icb = ihdr.cbytes as i64;
         if icb < ext || idx_pos + icb > trailer_off {
             return Err(Error::InvalidHeader);
+        }
+        if fixed.is_none() {
+            // variable-size chunks: the index alone says how many there are
+            let inb = ihdr.nbytes as i64;
+            if inb <= 0 || inb % 8 != 0 {
+                return Err(Error::InvalidHeader);
+            }
+            nchunks = inb / 8;
+            header::check_nchunks(nchunks)?;
         }
         let ichunk = read_vec(src, idx_pos, icb)?;
         offsets = index::decode(&ichunk, nchunks)?;
