@@ -22,5 +22,6 @@ pub mod frame;
 pub mod io;
 pub mod metalayers;
 pub mod schunk;
+pub mod b2nd;
 
 pub mod capi;
