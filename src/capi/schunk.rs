@@ -306,9 +306,10 @@ fn adopt(core: SuperChunk, io: blosc2_io) -> Box<Handle> {
 /// Open a super-chunk from a contiguous frame in memory.
 ///
 /// # Safety
-/// `cframe` has `len` readable bytes; with `copy` false it must come from
-/// malloc (it is freed with the super-chunk unless
-/// `blosc2_schunk_avoid_cframe_free` is called).
+/// `cframe` has `len` readable bytes; with `copy` false it must stay valid
+/// while the super-chunk lives, and it is freed with the super-chunk (so it
+/// must come from malloc) only after `blosc2_schunk_avoid_cframe_free(sc,
+/// false)`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     cframe: *mut u8,
@@ -324,7 +325,11 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
         finish(SuperChunk::from_buffer(buf, copy).map(|core| {
             let mut h = adopt(core, blosc2_io::default());
             if !copy {
+                // Like the reference, the caller keeps ownership of the
+                // buffer unless it hands it over with
+                // blosc2_schunk_avoid_cframe_free(sc, false).
                 h.cframe = cframe;
+                h.avoid_cframe_free = true;
             }
             h
         }))
