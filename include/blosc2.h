@@ -1841,6 +1841,78 @@ int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
                                  int64_t *start,
                                  int64_t *stop,
                                  int64_t **chunks_idx);
+
+// Compress `nblocks` buffers into one VL-block chunk, one block each.
+// Returns the chunk size, 0 when it does not fit in `destsize` bytes, or a
+// negative error code (`BLOSC2_ERROR_INVALID_PARAM` for a decompression
+// context, no blocks, or a NULL or empty block).
+//
+// # Safety
+// `context` is NULL or a live context; `srcs` and `srcsizes` hold `nblocks`
+// entries, each `srcs[i]` with `srcsizes[i]` readable bytes; `dest` has
+// `destsize` writable bytes.
+BLOSC_EXPORT
+int blosc2_vlcompress_ctx(blosc2_context *context,
+                          const void *const *srcs,
+                          const int32_t *srcsizes,
+                          int32_t nblocks,
+                          void *dest,
+                          int32_t destsize);
+
+// Decompress every block of a VL-block chunk: `dests[i]` receives a newly
+// malloc()ed buffer (release it with `free`) and `destsizes[i]` its size.
+// Returns the number of blocks, or a negative error code
+// (`BLOSC2_ERROR_INVALID_PARAM` when the chunk has regular blocks or more
+// than `maxblocks` blocks).
+//
+// # Safety
+// `context` is NULL or a live context; `src` has `srcsize` readable bytes;
+// `dests` and `destsizes` have `maxblocks` writable entries.
+BLOSC_EXPORT
+int blosc2_vldecompress_ctx(blosc2_context *context,
+                            const void *src,
+                            int32_t srcsize,
+                            void **dests,
+                            int32_t *destsizes,
+                            int32_t maxblocks);
+
+// The number of blocks of a VL-block chunk, from its header alone.
+// Returns 0, or a negative error code (`BLOSC2_ERROR_INVALID_PARAM` when the
+// chunk has regular blocks or a pointer is NULL).
+//
+// # Safety
+// `src` is NULL or has `srcsize` readable bytes; `nblocks` is NULL or writable.
+BLOSC_EXPORT int blosc2_vlchunk_get_nblocks(const void *src, int32_t srcsize, int32_t *nblocks);
+
+// Decompress only block `nblock` of a VL-block chunk into a newly malloc()ed
+// `*dest` (release it with `free`) of `*destsize` bytes. Returns the block
+// size, or a negative error code (`BLOSC2_ERROR_INVALID_PARAM` when the chunk
+// has regular blocks or `nblock` is out of range).
+//
+// # Safety
+// `context` is NULL or a live context; `src` has `srcsize` readable bytes;
+// `dest` and `destsize` are NULL or writable.
+BLOSC_EXPORT
+int blosc2_vldecompress_block_ctx(blosc2_context *context,
+                                  const void *src,
+                                  int32_t srcsize,
+                                  int32_t nblock,
+                                  uint8_t **dest,
+                                  int32_t *destsize);
+
+// Decompress only block `nblock` of chunk `nchunk` of a super-chunk into a
+// newly malloc()ed `*dest` (release it with `free`) of `*destsize` bytes.
+// Returns the block size, or a negative error code.
+//
+// # Safety
+// `schunk` is NULL or a live super-chunk of this library; `dest` and
+// `destsize` are NULL or writable.
+BLOSC_EXPORT
+int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
+                              int64_t nchunk,
+                              int32_t nblock,
+                              uint8_t **dest,
+                              int32_t *destsize);
 /* ---- Inline helpers ---- */
 
 /** Message for a Blosc2 error code (same string as blosc2_error_string()). */

@@ -2,6 +2,7 @@
 pub mod consts;
 pub mod types;
 
+pub mod b2nd;
 pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
@@ -14,3 +15,4 @@ pub mod prefilter;
 pub mod ptr;
 pub mod registry;
 pub mod schunk;
+pub mod vlblocks;

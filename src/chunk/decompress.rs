@@ -398,6 +398,15 @@ impl Decompressor {
         if header.nbytes as usize > dest.len() {
             return Err(Error::WriteBuffer);
         }
+        if header.is_vlblocks() {
+            // the blocks come out back to back, as upstream gives them
+            let post = self.postfilter.as_deref().map(|f| (f, self.nchunk));
+            return super::vlblocks::VlChunk::parse(src)?.decode_concat(
+                dest,
+                mask.as_deref(),
+                post,
+            );
+        }
         let view = ChunkView::parse(src)?;
         if let Some(m) = &mask {
             if m.len() != view.nblocks {

@@ -9,6 +9,7 @@ pub mod header;
 pub mod params;
 pub(crate) mod pipeline;
 pub mod special;
+pub mod vlblocks;
 
 pub use compress::Compressor;
 pub use decompress::{ChunkView, Decompressor};
