@@ -7,6 +7,7 @@
 
 use crate::chunk::params::CParams;
 use crate::error::{Error, Result};
+use crate::metalayers::Metalayer;
 use std::sync::{Arc, RwLock};
 
 /// What a plugin sees of the chunk being processed.
@@ -16,6 +17,42 @@ pub struct PluginContext<'a> {
     pub typesize: i32,
     /// The whole chunk when decoding (plugins such as ZFP read its header).
     pub chunk: Option<&'a [u8]>,
+    /// The super-chunk the chunk belongs to, if any (upstream's
+    /// `cparams->schunk` / `dparams->schunk`).
+    pub schunk: Option<&'a SchunkInfo>,
+}
+
+/// What plugins may know of a super-chunk: the b2nd plugins read the array
+/// geometry from its `b2nd` metalayer, and their decoders its typesize.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchunkInfo {
+    pub typesize: i32,
+    pub metalayers: Vec<Metalayer>,
+}
+
+impl SchunkInfo {
+    /// Content of the metalayer `name`.
+    pub fn meta(&self, name: &str) -> Option<&[u8]> {
+        self.metalayers
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.content.as_slice())
+    }
+
+    /// Make `slot` describe a super-chunk with these properties, reusing the
+    /// current description when nothing changed (contexts keep one across
+    /// calls and their super-chunk's metalayers can change in between).
+    pub fn refresh(slot: &mut Option<Arc<SchunkInfo>>, typesize: i32, metalayers: &[Metalayer]) {
+        let same = slot
+            .as_ref()
+            .is_some_and(|s| s.typesize == typesize && s.metalayers == metalayers);
+        if !same {
+            *slot = Some(Arc::new(SchunkInfo {
+                typesize,
+                metalayers: metalayers.to_vec(),
+            }));
+        }
+    }
 }
 
 /// A codec: both directions return the number of bytes produced, 0 for "does

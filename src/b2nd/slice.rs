@@ -384,6 +384,8 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                     let h = ChunkHeader::read(&c)?;
                     let mut guard = self.dctx.lock().map_err(|_| Error::Failure)?;
                     let d = guard.get_or_insert_with(|| Decompressor::new(sc.dparams().clone()));
+                    // plugins (NDCELL, NDMEAN) read the geometry through it
+                    sc.plugin_info(&mut d.schunk);
                     // a mask only fits chunks cut into the array's blocks
                     if h.blocksize as usize == bb && h.nbytes as usize == chunk_nbytes {
                         let mut mask = vec![true; nblocks];

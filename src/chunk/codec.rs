@@ -2,7 +2,7 @@
 
 use super::header::compformat;
 use super::params::codec;
-use crate::codecs::{blosclz, lz4, lz4hc, zlib, zstd};
+use crate::codecs::{blosclz, lz4, lz4hc, ndlz, zfp, zlib, zstd};
 use crate::error::{Error, Result};
 use crate::registry::{self, PluginContext};
 
@@ -27,6 +27,9 @@ pub(crate) fn compress_stream(
         // Upstream digests the dictionary at zstd level 1 whatever the clevel,
         // and blosc clevel 1 maps to zstd level 1.
         (codec::ZSTD, Some(d)) => zstd::compress_with_dict(1, d, input, output),
+        // built-in plugins: upstream registers them at start-up
+        (ndlz::ID, _) => ndlz::encode(meta, input, output, plugin_ctx),
+        (zfp::FIRST_ID..=zfp::LAST_ID, _) => Err(zfp::unsupported(compcode)),
         (id, _) => {
             let entry = registry::find_codec(id).ok_or(Error::CodecSupport)?;
             let rc = entry.imp.encode(input, output, meta, plugin_ctx);
@@ -60,6 +63,10 @@ pub(crate) fn decompress_stream(
         (compformat::ZLIB, _) => zlib::decompress(input, output)?,
         (compformat::ZSTD, None) => zstd::decompress(input, output)?,
         (compformat::ZSTD, Some(d)) => zstd::decompress_with_dict(d, input, output)?,
+        (compformat::UDCODEC, _) if compcode == ndlz::ID => ndlz::decompress(meta, input, output)?,
+        (compformat::UDCODEC, _) if (zfp::FIRST_ID..=zfp::LAST_ID).contains(&compcode) => {
+            return Err(zfp::unsupported(compcode))
+        }
         (compformat::UDCODEC, _) => {
             let entry = registry::find_codec(compcode).ok_or(Error::CodecSupport)?;
             let rc = entry.imp.decode(input, output, meta, plugin_ctx);

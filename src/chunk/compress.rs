@@ -16,7 +16,7 @@ use super::pipeline::{self, PipelineSpec, PreStep};
 use crate::codecs::zstd;
 use crate::error::{Error, Result};
 use crate::pool::Pool;
-use crate::registry::{PluginContext, Prefilter};
+use crate::registry::{PluginContext, Prefilter, SchunkInfo};
 use std::sync::{Arc, Mutex};
 
 /// Largest dictionary stored in a chunk.
@@ -132,6 +132,8 @@ pub struct Compressor {
     pub prefilter: Option<Arc<dyn Prefilter>>,
     /// The chunk's index in its super-chunk, reported to prefilters.
     pub nchunk: i64,
+    /// The super-chunk this context compresses for, shown to plugins.
+    pub schunk: Option<Arc<SchunkInfo>>,
 }
 
 impl Compressor {
@@ -146,6 +148,7 @@ impl Compressor {
             staging: Vec::new(),
             prefilter: None,
             nchunk: -1,
+            schunk: None,
         }
     }
 
@@ -348,6 +351,7 @@ impl Compressor {
     ) -> Result<Option<usize>> {
         let nthreads = (self.params.nthreads.max(1) as usize).min(plan.nblocks.max(1));
         let params = &self.params;
+        let schunk = self.schunk.as_deref();
         let spec = PipelineSpec {
             filters: &params.filters,
             filters_meta: &params.filters_meta,
@@ -397,6 +401,7 @@ impl Compressor {
                         let out = &mut dest[pos..];
                         compress_block(
                             params, plan, &spec, extended, src, j, scratch, out, dict, pre, None,
+                            schunk,
                         )?
                     } else {
                         let n = compress_block(
@@ -411,6 +416,7 @@ impl Compressor {
                             dict,
                             pre,
                             Some(room),
+                            schunk,
                         )?;
                         if n > room {
                             return Ok(None);
@@ -456,6 +462,7 @@ impl Compressor {
                 let mut out = regions[j].lock().unwrap_or_else(|p| p.into_inner());
                 compress_block(
                     params, plan, &spec, extended, src, j, scratch, &mut out, dict, pre, None,
+                    schunk,
                 )?
             };
             let mut lay = layout.lock().unwrap_or_else(|p| p.into_inner());
@@ -544,6 +551,7 @@ impl Compressor {
             cparams: p,
             typesize: plan.typesize as i32,
             chunk: None,
+            schunk: self.schunk.as_deref(),
         };
         for j in 0..plan.nblocks {
             let bsize = plan.bsize(j);
@@ -624,6 +632,7 @@ fn compress_block(
     dict: Option<&[u8]>,
     pre: Option<PreInfo>,
     room: Option<usize>,
+    schunk: Option<&SchunkInfo>,
 ) -> Result<usize> {
     // More than `room`: tells the caller the block does not fit.
     let no_fit = room.map_or(usize::MAX, |r| r + 1);
@@ -633,6 +642,7 @@ fn compress_block(
         cparams: params,
         typesize: plan.typesize as i32,
         chunk: None,
+        schunk,
     };
     let Scratch {
         s1, s2, ttmp, tid, ..

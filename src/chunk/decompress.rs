@@ -8,7 +8,7 @@ use super::params::{CParams, DParams};
 use super::pipeline::{self, PipelineSpec};
 use crate::error::{Error, Result};
 use crate::pool::Pool;
-use crate::registry::{PluginContext, Postfilter};
+use crate::registry::{PluginContext, Postfilter, SchunkInfo};
 use std::sync::Arc;
 
 /// Per-thread scratch for decoding one block.
@@ -355,6 +355,8 @@ pub struct Decompressor {
     pub nchunk: i64,
     /// Plugins see these (upstream hands them the context's parameters).
     plugin_cparams: CParams,
+    /// The super-chunk this context decompresses for, shown to plugins.
+    pub schunk: Option<Arc<SchunkInfo>>,
 }
 
 impl Decompressor {
@@ -368,6 +370,7 @@ impl Decompressor {
             postfilter: None,
             nchunk: -1,
             plugin_cparams: CParams::default(),
+            schunk: None,
         }
     }
 
@@ -434,6 +437,7 @@ impl Decompressor {
             cparams: &ctx_cparams,
             typesize: view.typesize as i32,
             chunk: Some(src),
+            schunk: self.schunk.as_deref(),
         };
         let masked = |j: usize| mask.as_ref().is_some_and(|m| m[j]);
         let nthreads = (self.params.nthreads.max(1) as usize).min(view.nblocks);
@@ -580,6 +584,7 @@ impl Decompressor {
             cparams: &ctx_cparams,
             typesize: view.typesize as i32,
             chunk: Some(src),
+            schunk: self.schunk.as_deref(),
         };
         if self.scratch.is_empty() {
             self.scratch.push(DScratch::default());

@@ -3,7 +3,9 @@
 
 use super::header::{filter_id, MAX_FILTERS};
 use crate::error::{Error, Result};
-use crate::filters::{bitshuffle, bytedelta, delta, int_trunc, shuffle, trunc_prec};
+use crate::filters::{
+    bitshuffle, bytedelta, delta, int_trunc, ndcell, ndmean, shuffle, trunc_prec,
+};
 use crate::registry::{self, PluginContext, Postfilter, PostfilterCall, Prefilter, PrefilterCall};
 
 /// Everything a block's filters need to know about the chunk.
@@ -99,6 +101,13 @@ pub(crate) fn forward(
             filter_id::BYTEDELTA => bytedelta::forward(meta, ts, src, dst)?,
             filter_id::BYTEDELTA_BUGGY => bytedelta::forward_buggy(meta, ts, src, dst)?,
             filter_id::INT_TRUNC => int_trunc::forward(meta as i8, ts, src, dst)?,
+            // built-in plugins (upstream registers them at start-up)
+            ndcell::ID => {
+                ndcell::run(true, src, dst, meta, plugin_ctx).map_err(|_| Error::FilterPipeline)?
+            }
+            ndmean::ID => {
+                ndmean::run(true, src, dst, meta, plugin_ctx).map_err(|_| Error::FilterPipeline)?
+            }
             _ => {
                 let entry = registry::find_filter(id).ok_or(Error::FilterPipeline)?;
                 if entry.imp.forward(src, dst, meta, plugin_ctx) != 0 {
@@ -298,6 +307,9 @@ pub(crate) fn backward(
             filter_id::BYTEDELTA => bytedelta::backward(meta, ts, src, out)?,
             filter_id::BYTEDELTA_BUGGY => bytedelta::backward_buggy(meta, ts, src, out)?,
             filter_id::INT_TRUNC => out.copy_from_slice(src),
+            // a plugin's own error code is what upstream returns here
+            ndcell::ID => ndcell::run(false, src, out, meta, plugin_ctx)?,
+            ndmean::ID => ndmean::run(false, src, out, meta, plugin_ctx)?,
             _ => {
                 let entry = registry::find_filter(id).ok_or(Error::FilterPipeline)?;
                 if entry.imp.backward(src, out, meta, plugin_ctx) != 0 {

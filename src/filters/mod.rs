@@ -29,6 +29,8 @@ pub mod bytedelta;
 mod compat_tests;
 pub mod delta;
 pub mod int_trunc;
+pub mod ndcell;
+pub mod ndmean;
 pub mod shuffle;
 pub mod simd;
 pub mod trunc_prec;
