@@ -1505,9 +1505,10 @@ BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *stor
 // Open a super-chunk from a contiguous frame in memory.
 //
 // # Safety
-// `cframe` has `len` readable bytes; with `copy` false it must come from
-// malloc (it is freed with the super-chunk unless
-// `blosc2_schunk_avoid_cframe_free` is called).
+// `cframe` has `len` readable bytes; with `copy` false it must stay valid
+// while the super-chunk lives, and it is freed with the super-chunk (so it
+// must come from malloc) only after `blosc2_schunk_avoid_cframe_free(sc,
+// false)`.
 BLOSC_EXPORT
 struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe,
                                                 int64_t len,
@@ -1628,7 +1629,10 @@ int blosc2_schunk_get_chunk(struct blosc2_schunk *schunk,
                             uint8_t **chunk,
                             bool *needs_free);
 
-// Like `blosc2_schunk_get_chunk`: the full chunk is a valid lazy chunk.
+// Chunk `nchunk` as a lazy chunk when it is in a frame on disk (header,
+// block starts and a trailer locating the blocks, which decoding contexts
+// of this super-chunk read from the frame as needed), else the whole chunk.
+// Always a malloc()ed copy (`*needs_free` true).
 //
 // # Safety
 // As `blosc2_schunk_get_chunk`.

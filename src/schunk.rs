@@ -640,6 +640,71 @@ impl SuperChunk {
         Ok(Some(cb))
     }
 
+    /// Chunk `n` as `blosc2_schunk_get_lazychunk` gives it: for chunks in a
+    /// file (contiguous or sparse frame), a lazy chunk (see
+    /// [`lazy::build`]) of header, block starts and a trailer saying where
+    /// the blocks are; otherwise the whole chunk.
+    pub fn lazy_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.check_index(n)?;
+        let (nchunk, offset) = match (&self.entries[i].slot, &self.backing) {
+            (Slot::Disk(off), Backing::File { header_len, .. }) => {
+                (n as i32, header_len.checked_add(*off).ok_or(Error::Data)?)
+            }
+            (Slot::File(id), Backing::Dir { .. }) => (*id as i32, *id),
+            _ => return self.chunk(n),
+        };
+        let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+        self.read_part(i, 0, &mut hb)?;
+        let h = ChunkHeader::read(&hb)?;
+        let Some(layout) = lazy::Layout::of(&h)? else {
+            // special chunks stored as data are small: hand them out whole
+            return self.chunk(n);
+        };
+        let mut meta = vec![0u8; layout.meta_len()];
+        meta[..EXTENDED_HEADER_LENGTH].copy_from_slice(&hb);
+        self.read_part(
+            i,
+            EXTENDED_HEADER_LENGTH,
+            &mut meta[EXTENDED_HEADER_LENGTH..],
+        )?;
+        lazy::build(&h, &layout, &meta, nchunk, offset).map(Cow::Owned)
+    }
+
+    /// Complete a lazy chunk of this super-chunk for decoding bytes
+    /// `range` of its data (all of them when None): a buffer with the
+    /// chunk's real layout where only the header, block starts, dictionary
+    /// and the blocks holding those bytes are filled in, read from the frame
+    /// where the lazy chunk's trailer says.
+    pub fn complete_lazy(&self, lazy: &[u8], range: Option<(usize, usize)>) -> Result<Vec<u8>> {
+        let plan = lazy::Plan::parse(lazy, range)?;
+        let mut out = vec![0u8; plan.cbytes];
+        out[..plan.meta_len].copy_from_slice(&lazy[..plan.meta_len]);
+        lazy::clear_flag(&mut out);
+        let read = |at: usize, buf: &mut [u8]| -> Result<()> {
+            match &self.backing {
+                Backing::File { base, .. } => {
+                    let pos = (*base as i64)
+                        .checked_add(plan.offset)
+                        .and_then(|v| v.checked_add(at as i64))
+                        .ok_or(Error::ReadBuffer)?;
+                    self.with_reader(|s| s.read_exact_at(pos as u64, buf))
+                }
+                Backing::Dir { path } => {
+                    let mut s = self
+                        .io
+                        .open(&sframe::chunk_path(path, plan.nchunk as i64), Mode::Read)?;
+                    s.read_exact_at(at as u64, buf)
+                }
+                // lazy chunks only come from frames on disk
+                _ => Err(Error::InvalidParam),
+            }
+        };
+        for (a, b) in plan.extents() {
+            read(a, &mut out[a..b])?;
+        }
+        Ok(out)
+    }
+
     /// Decompress chunk `n` into `dest`; returns its size.
     pub fn decompress_chunk(&self, n: i64, dest: &mut [u8]) -> Result<usize> {
         let c = self.chunk(n)?;
@@ -669,8 +734,7 @@ impl SuperChunk {
         }
         // regular and VL-block chunks never mix in one super-chunk
         let others = self.entries.len() > usize::from(err == Error::ChunkUpdate);
-        if others
-            && (h.blosc2_flags2 & VL_BLOCKS_FLAG != 0) != (self.flags2 & VL_BLOCKS_FLAG != 0)
+        if others && (h.blosc2_flags2 & VL_BLOCKS_FLAG != 0) != (self.flags2 & VL_BLOCKS_FLAG != 0)
         {
             return Err(err);
         }
@@ -697,7 +761,8 @@ impl SuperChunk {
         }
         for i in 0..self.entries.len() {
             if let Slot::Special(_) = self.entries[i].slot {
-                let c = self.special_chunk(&self.entries[i])?;
+                let s = self.special_chunk(&self.entries[i])?;
+                let c = self.regularize(&s)?;
                 let slot = self.store(&c, false)?;
                 self.entries[i].slot = slot;
                 self.cbytes += c.len() as i64;
@@ -705,6 +770,31 @@ impl SuperChunk {
         }
         self.chunksize = 0;
         Ok(())
+    }
+
+    /// A whole-chunk special value recompressed as an ordinary chunk, for
+    /// frames of variable-size chunks: the reference reads special chunks
+    /// stored as data whole but refuses them as lazy chunks (its partial
+    /// reads of frames on disk).
+    fn regularize(&mut self, chunk: &[u8]) -> Result<Vec<u8>> {
+        let nb = ChunkHeader::read(chunk)?.nbytes.max(0) as usize;
+        let mut raw = vec![0u8; nb];
+        Decompressor::new(self.dparams.clone()).decompress(chunk, &mut raw)?;
+        self.compress(&raw)
+    }
+
+    /// `chunk`, or its ordinary version when it is a special chunk going
+    /// into a frame as data (`special` but not `keep_special`).
+    fn as_stored<'c>(
+        &mut self,
+        chunk: &'c [u8],
+        special: bool,
+        keep_special: bool,
+    ) -> Result<Cow<'c, [u8]>> {
+        if special && !keep_special {
+            return self.regularize(chunk).map(Cow::Owned);
+        }
+        Ok(Cow::Borrowed(chunk))
     }
 
     /// Whether a chunk of `nb` bytes at position `pos` (replacing the one
@@ -795,9 +885,13 @@ impl SuperChunk {
 
     /// Append a compressed chunk; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
-        let (nb, cb, special) = self.admit(chunk, Error::ChunkAppend)?;
+        let (nb, _, special) = self.admit(chunk, Error::ChunkAppend)?;
         let n = self.entries.len();
-        let special = self.settle_chunksize(n, nb, false)? && special;
+        let keep = self.settle_chunksize(n, nb, false)?;
+        let chunk = self.as_stored(chunk, special, keep)?;
+        let chunk = &chunk[..];
+        let cb = ChunkHeader::read(chunk)?.cbytes;
+        let special = special && keep;
         if n == 0 {
             self.flags2 = ChunkHeader::read(chunk)?.blosc2_flags2;
         }
@@ -815,7 +909,11 @@ impl SuperChunk {
     /// Compress `src` with the super-chunk's parameters and append it.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
         let mut out = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
-        SchunkInfo::refresh(&mut self.comp.schunk, self.cparams.typesize, &self.metalayers);
+        SchunkInfo::refresh(
+            &mut self.comp.schunk,
+            self.cparams.typesize,
+            &self.metalayers,
+        );
         let n = self.comp.compress(src, &mut out)?;
         out.truncate(n);
         self.append_chunk(&out)
@@ -824,7 +922,11 @@ impl SuperChunk {
     /// Compress `src` with the super-chunk's parameters.
     pub fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
         let mut out = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
-        SchunkInfo::refresh(&mut self.comp.schunk, self.cparams.typesize, &self.metalayers);
+        SchunkInfo::refresh(
+            &mut self.comp.schunk,
+            self.cparams.typesize,
+            &self.metalayers,
+        );
         let n = self.comp.compress(src, &mut out)?;
         out.truncate(n);
         Ok(out)
@@ -838,8 +940,12 @@ impl SuperChunk {
         if n == self.nchunks() {
             return self.append_chunk(chunk);
         }
-        let (nb, cb, special) = self.admit(chunk, Error::ChunkInsert)?;
-        let special = self.settle_chunksize(n as usize, nb, false)? && special;
+        let (nb, _, special) = self.admit(chunk, Error::ChunkInsert)?;
+        let keep = self.settle_chunksize(n as usize, nb, false)?;
+        let chunk = self.as_stored(chunk, special, keep)?;
+        let chunk = &chunk[..];
+        let cb = ChunkHeader::read(chunk)?.cbytes;
+        let special = special && keep;
         let slot = self.store(chunk, special)?;
         self.entries.insert(n as usize, Entry { slot, nbytes: nb });
         self.nbytes += nb as i64;
@@ -854,8 +960,12 @@ impl SuperChunk {
     /// Replace chunk `n`; returns the number of chunks.
     pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         let i = self.check_index(n)?;
-        let (nb, cb, special) = self.admit(chunk, Error::ChunkUpdate)?;
-        let special = self.settle_chunksize(i, nb, true)? && special;
+        let (nb, _, special) = self.admit(chunk, Error::ChunkUpdate)?;
+        let keep = self.settle_chunksize(i, nb, true)?;
+        let chunk = self.as_stored(chunk, special, keep)?;
+        let chunk = &chunk[..];
+        let cb = ChunkHeader::read(chunk)?.cbytes;
+        let special = special && keep;
         if self.entries.len() == 1 {
             self.flags2 = ChunkHeader::read(chunk)?.blosc2_flags2;
         }
@@ -1529,6 +1639,8 @@ fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>>
     out.truncate(n);
     Ok(out)
 }
+
+mod lazy;
 
 #[cfg(test)]
 mod tests;

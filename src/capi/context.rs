@@ -329,6 +329,15 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
             trace_error!("Context is not meant for decompression.  Giving up.");
             return err(Error::InvalidParam);
         };
+        // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
+        let lazy =
+            match unsafe { super::schunk::resolve_lazy(c.dparams.schunk, src, srcsize, None) } {
+                Ok(l) => l,
+                Err(e) => return err(e),
+            };
+        let (src, srcsize) = lazy
+            .as_ref()
+            .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
         // SAFETY: the caller's sizes describe the buffers.
         unsafe { decompress_with(d, src, srcsize, dest, destsize) }
     })
@@ -388,6 +397,21 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
             return err(Error::NullPointer);
         };
+        // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
+        let lazy = match unsafe {
+            super::schunk::resolve_lazy(
+                c.dparams.schunk,
+                src,
+                srcsize,
+                Some((start, nitems, false)),
+            )
+        } {
+            Ok(l) => l,
+            Err(e) => return err(e),
+        };
+        let (src, srcsize) = lazy
+            .as_ref()
+            .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
         // SAFETY: forwarded caller contract.
         unsafe {
             getitem_with(
@@ -423,6 +447,16 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
             return err(Error::NullPointer);
         };
+        // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
+        let lazy = match unsafe {
+            super::schunk::resolve_lazy(c.dparams.schunk, src, srcsize, Some((start, nbytes, true)))
+        } {
+            Ok(l) => l,
+            Err(e) => return err(e),
+        };
+        let (src, srcsize) = lazy
+            .as_ref()
+            .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
         // SAFETY: forwarded caller contract.
         unsafe {
             getitem_with(

@@ -87,6 +87,11 @@ impl Handle {
             None => ptr::null_mut(),
         };
         h.c.dctx = Box::into_raw(new_dctx(*h.dparams)).cast();
+        // as upstream, the super-chunk's own context knows its super-chunk,
+        // so lazy chunks decode through it
+        let me: *mut blosc2_schunk = &mut h.c;
+        // SAFETY: dctx was made from a Box<Context> just above.
+        unsafe { (*h.c.dctx.cast::<Context>()).dparams.schunk = me.cast() };
         h.sync_metas();
         h.sync();
         h
@@ -156,6 +161,13 @@ impl Handle {
             ptr::null_mut()
         };
         c.change_tick = c.change_tick.wrapping_add(1);
+    }
+
+    /// Refresh the public struct after the core was changed directly (the
+    /// b2nd API runs its array code on `core`).
+    pub(crate) fn resync(&mut self) {
+        self.sync_metas();
+        self.sync();
     }
 
     fn into_c(self: Box<Handle>) -> *mut blosc2_schunk {
@@ -705,6 +717,7 @@ unsafe fn get_chunk_impl(
     nchunk: i64,
     chunk: *mut *mut u8,
     needs_free: *mut bool,
+    lazy: bool,
 ) -> c_int {
     // SAFETY: per the contract.
     let Some(h) = (unsafe { handle_ref(schunk) }) else {
@@ -718,7 +731,11 @@ unsafe fn get_chunk_impl(
         *chunk = ptr::null_mut();
         *needs_free = false;
     }
-    let c = match h.core.chunk(nchunk) {
+    let c = match if lazy {
+        h.core.lazy_chunk(nchunk)
+    } else {
+        h.core.chunk(nchunk)
+    } {
         Ok(c) => c,
         Err(e) => return err(e),
     };
@@ -752,11 +769,14 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
 ) -> c_int {
     // SAFETY: forwarded contract.
     ffi_int!("blosc2_schunk_get_chunk", {
-        unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free) }
+        unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free, false) }
     })
 }
 
-/// Like `blosc2_schunk_get_chunk`: the full chunk is a valid lazy chunk.
+/// Chunk `nchunk` as a lazy chunk when it is in a frame on disk (header,
+/// block starts and a trailer locating the blocks, which decoding contexts
+/// of this super-chunk read from the frame as needed), else the whole chunk.
+/// Always a malloc()ed copy (`*needs_free` true).
 ///
 /// # Safety
 /// As `blosc2_schunk_get_chunk`.
@@ -769,8 +789,47 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
 ) -> c_int {
     // SAFETY: forwarded contract.
     ffi_int!("blosc2_schunk_get_lazychunk", {
-        unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free) }
+        unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free, true) }
     })
+}
+
+/// A lazy chunk handed to a decoding context, completed from the frame of
+/// the context's super-chunk: None when `src` is not a lazy chunk. `items`
+/// is the getitem request (start, count, whether in bytes rather than
+/// items); only the blocks it touches are read.
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk; `src` is NULL or has `srcsize`
+/// readable bytes.
+pub(crate) unsafe fn resolve_lazy(
+    schunk: *mut c_void,
+    src: *const c_void,
+    srcsize: i32,
+    items: Option<(i32, i32, bool)>,
+) -> Result<Option<Vec<u8>>, Error> {
+    if src.is_null() || srcsize < crate::chunk::header::EXTENDED_HEADER_LENGTH as i32 {
+        return Ok(None);
+    }
+    // SAFETY: `srcsize` readable bytes per the contract.
+    let s = unsafe { super::ptr::in_slice(src, srcsize as usize) };
+    let Ok(h) = crate::chunk::ChunkHeader::read(s) else {
+        return Ok(None);
+    };
+    if !h.is_extended() || !h.is_lazy() || h.special_bits() != 0 {
+        return Ok(None);
+    }
+    // SAFETY: NULL or live per the contract.
+    let Some(owner) = (unsafe { handle_ref(schunk.cast()) }) else {
+        // the reference's answer: a lazy chunk needs its super-chunk
+        return Err(Error::InvalidParam);
+    };
+    let range = items.map(|(start, count, bytes)| {
+        let ts = if bytes { 1 } else { h.typesize as i64 };
+        let a = (start as i64 * ts).max(0) as usize;
+        let b = ((start as i64 + count.max(0) as i64) * ts).max(0) as usize;
+        (a, b)
+    });
+    owner.core.complete_lazy(s, range).map(Some)
 }
 
 /// Items `start..stop` into `buffer`.

@@ -828,3 +828,109 @@ fn fixed_size_rules() {
         "rules",
     );
 }
+
+/// A backend counting the bytes read through it.
+struct Counting {
+    read: Arc<Mutex<u64>>,
+}
+
+struct CountingStream {
+    inner: Box<dyn crate::io::Stream>,
+    read: Arc<Mutex<u64>>,
+}
+
+impl crate::io::Backend for Counting {
+    fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn crate::io::Stream>> {
+        Ok(Box::new(CountingStream {
+            inner: crate::io::stdio::Stdio.open(path, mode)?,
+            read: self.read.clone(),
+        }))
+    }
+}
+
+impl crate::io::Stream for CountingStream {
+    fn size(&mut self) -> Result<u64> {
+        self.inner.size()
+    }
+    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        *self.read.lock().unwrap() += buf.len() as u64;
+        self.inner.read_exact_at(pos, buf)
+    }
+    fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        self.inner.write_all_at(pos, data)
+    }
+    fn truncate(&mut self, size: u64) -> Result<()> {
+        self.inner.truncate(size)
+    }
+}
+
+#[test]
+fn lazy_chunks_read_only_needed_blocks() {
+    for contiguous in [true, false] {
+        let p = tmp(&format!("lazy-{contiguous}.b2frame"));
+        let mut sc = SuperChunk::new(Storage {
+            contiguous,
+            urlpath: Some(p.clone()),
+            cparams: CParams {
+                typesize: 8,
+                blocksize: 64 * 1024,
+                ..CParams::default()
+            },
+            ..Storage::default()
+        })
+        .unwrap();
+        let data: Vec<u8> = (0..4 * 1024 * 1024u32)
+            .map(|i| ((i / 8).wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        for c in data.chunks(2 * 1024 * 1024) {
+            sc.append_buffer(c).unwrap();
+        }
+        // a special chunk stays whole
+        let z = special_of(&sc, Special::Zero, 2 * 1024 * 1024);
+        sc.append_chunk(&z).unwrap();
+        drop(sc);
+        let read = Arc::new(Mutex::new(0u64));
+        let sc = SuperChunk::open(&p, 0, Arc::new(Counting { read: read.clone() })).unwrap();
+        let full = sc.chunk(1).unwrap().len();
+        *read.lock().unwrap() = 0;
+        let lazy = sc.lazy_chunk(1).unwrap().into_owned();
+        let h = ChunkHeader::read(&lazy).unwrap();
+        assert!(h.is_lazy());
+        let nblocks = h.nblocks().0;
+        assert_eq!(lazy.len(), 32 + 8 * nblocks + 12);
+        assert!(*read.lock().unwrap() <= 32 + 4 * nblocks as u64);
+        // bytes 1000..1100 of chunk 1: one block is read
+        *read.lock().unwrap() = 0;
+        let done = sc.complete_lazy(&lazy, Some((1000 * 8, 1100 * 8))).unwrap();
+        let got = *read.lock().unwrap();
+        assert!(got < full as u64 / 8, "{got} of {full}");
+        let mut d = Decompressor::new(DParams::default());
+        let mut out = vec![0u8; 800];
+        d.getitem_bytes(&done, 8000, 800, &mut out).unwrap();
+        assert_eq!(
+            &out[..],
+            &data[2 * 1024 * 1024 + 8000..2 * 1024 * 1024 + 8800]
+        );
+        // the whole chunk decodes from a completed lazy chunk too
+        let all = sc.complete_lazy(&lazy, None).unwrap();
+        assert_eq!(&all[..], &sc.chunk(1).unwrap()[..]);
+        // slices read only what they need as well
+        *read.lock().unwrap() = 0;
+        let mut s = vec![0u8; 80];
+        sc.get_slice(300_000, 300_010, &mut s).unwrap();
+        assert_eq!(&s[..], &data[2_400_000..2_400_080]);
+        let got = *read.lock().unwrap();
+        assert!(got < full as u64 / 8, "slice read {got} of {full}");
+        assert!(!ChunkHeader::read(&sc.lazy_chunk(2).unwrap())
+            .unwrap()
+            .is_lazy());
+        // a broken trailer is an error, not a wild read
+        let mut bad = lazy.clone();
+        let t = 32 + 4 * nblocks + 12;
+        bad[t..t + 4].copy_from_slice(&i32::MAX.to_le_bytes());
+        assert!(sc.complete_lazy(&bad, None).is_err());
+        assert!(sc.complete_lazy(&lazy[..lazy.len() - 1], None).is_err());
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+    }
+}
