@@ -36,6 +36,8 @@
 pub mod array;
 pub mod geometry;
 pub mod meta;
+pub mod orthogonal;
+pub mod reshape;
 pub mod slice;
 
 pub use array::{Array, Fill, Params};
