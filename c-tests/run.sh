@@ -26,6 +26,8 @@
 #                       chunk matrix that ours reads, and the other way round
 #   dropin              a program built against the reference 3.3.5 .so runs
 #                       on ours through LD_LIBRARY_PATH
+#   schunk-interop      c-tests/schunk-interop: frames written and mutated
+#                       step by step by ours, 3.3.5 and 2.22.1, read across
 #   layout              c-tests/layout/run.sh PREFIX, when present
 #
 # Environment: CC (cc), CFLAGS (-O2 -g), C_TESTS_OUT (build/c-tests),
@@ -403,6 +405,23 @@ else
         0) pass "differential (${summary#differential: })" ;;
         77) skip differential "$summary" ;;
         *) fail differential "${summary:-exit status $rc}" "$log" ;;
+    esac
+fi
+
+# --- super-chunk frames exchanged with the references after every mutation -
+if [ -z "$REF3" ] && [ -z "$REF2" ]; then
+    skip schunk-interop "no reference library available"
+else
+    log=$OUT/logs/schunk-interop.log
+    limit 1200 env XI_OUT="$OUT/schunk-interop" sh "$here/schunk-interop/run.sh" "$P" "$REF3" "$REF2" >"$log" 2>&1
+    rc=$?
+    grep -o 'KNOWN-FAIL B[0-9]*' "$log" | sort | uniq -c |
+        sed 's/^ *\([0-9]*\) \(.*\)/INFO schunk-interop: \2 in \1 runs (known bug, see its run.sh)/'
+    summary=$(grep '^schunk-interop:' "$log" | tail -n 1)
+    case $rc in
+        0) pass "schunk-interop (${summary#schunk-interop: })" ;;
+        77) skip schunk-interop "$summary" ;;
+        *) fail schunk-interop "${summary:-exit status $rc}" "$log" ;;
     esac
 fi
 
