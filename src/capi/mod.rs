@@ -2,6 +2,7 @@
 pub mod consts;
 pub mod types;
 
+pub mod b2nd;
 pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
