@@ -20,7 +20,8 @@
  *   o  frame behind 13 other bytes of a file: append_file (A) and
  *      open_offset + in-place mutation (B)
  * plus, after phase A, blosc2_schunk_copy of c into a sparse directory (x)
- * and of s into a contiguous file (y).
+ * and of s into a contiguous file (y), and special fills (phase F, see
+ * model_f) in a contiguous file (f) and a sparse directory (g).
  *
  * The model (chunk contents, metalayer, vlmetalayers in order) is replayed
  * by the same function that applies each step, so writer and reader agree
@@ -382,7 +383,25 @@ static void step_b(blosc2_schunk *sc, char kind, int k) {
   }
 }
 
+/* Special fills (phase F, kinds f: contiguous file, g: sparse directory):
+ * F0 fill_special of 5 * N + 10 zeros in N-item chunks after a metalayer,
+ * F1 chunk 2 replaced with data, F2 a vlmetalayer added. */
+#define NSTEPS_F 3
+static void model_f(int k) {
+  memset(&model, 0, sizeof model);
+  memcpy(model.meta, "abcd", 4);
+  model.nch = 6;
+  for (int i = 0; i < 5; i++) model.len[i] = N;
+  model.len[5] = 10;
+  if (k >= 1) fill(model.data[2], 5, N);
+  if (k >= 2) m_vl_set("f", "filled");
+}
+
 static void model_upto(char phase, int k) {
+  if (phase == 'F') {
+    model_f(k);
+    return;
+  }
   memset(&model, 0, sizeof model);
   int na = phase == 'A' ? k : NSTEPS_A - 1;
   for (int i = 0; i <= na; i++) step_a(NULL, 0, i);
@@ -622,7 +641,7 @@ static void verify_snapshot(const char *dir, char kind, char phase, int k) {
     free(offs);
   }
   blosc2_schunk_free(sc);
-  if (kind == 's' || kind == 'x') return;
+  if (kind == 's' || kind == 'x' || kind == 'g') return;
   int64_t len;
   uint8_t *b = read_file(p, &len);
   REQUIRE(b != NULL);
@@ -667,6 +686,10 @@ static void read_all(const char *dir, char phase) {
   if (phase == 'A') {
     verify_snapshot(dir, 'x', 'A', NSTEPS_A - 1);
     verify_snapshot(dir, 'y', 'A', NSTEPS_A - 1);
+    for (int i = 0; i < NSTEPS_F; i++) {
+      verify_snapshot(dir, 'f', 'F', i);
+      verify_snapshot(dir, 'g', 'F', i);
+    }
   }
 }
 
@@ -717,6 +740,40 @@ static void write_all(const char *dir) {
   blosc2_remove_urlpath(live_s);
 }
 
+static void write_fills(const char *dir) {
+  for (const char *k = "fg"; *k; k++) {
+    char live[1024], what[64];
+    snprintf(live, sizeof live, "%s/live-%c.b2frame", dir, *k);
+    blosc2_remove_urlpath(live);
+    blosc2_cparams cp = kind_cparams(*k == 'f' ? 'c' : 's');
+    blosc2_storage st = {.contiguous = *k == 'f', .urlpath = live, .cparams = &cp};
+    blosc2_schunk *sc = blosc2_schunk_new(&st);
+    REQUIRE(sc != NULL);
+    snprintf(what, sizeof what, "write %c F", *k);
+    ctx = what;
+    CHECK(blosc2_meta_add(sc, "meta", (uint8_t *)"abcd", 4) >= 0);
+    CHECK_EQ(blosc2_schunk_fill_special(sc, 5 * N + 10, BLOSC2_SPECIAL_ZERO, N * 4), 6);
+    snapshot(sc, *k == 'f' ? 'c' : 's', live, dir, 'F', 0);
+    int cs;
+    uint8_t *c = make_chunk('c', 5, N, &cs);
+    CHECK_EQ(blosc2_schunk_update_chunk(sc, 2, c, true), 6);
+    free(c);
+    snapshot(sc, *k == 'f' ? 'c' : 's', live, dir, 'F', 1);
+    CHECK(blosc2_vlmeta_add(sc, "f", (uint8_t *)"filled", 6, NULL) >= 0);
+    snapshot(sc, *k == 'f' ? 'c' : 's', live, dir, 'F', 2);
+    blosc2_schunk_free(sc);
+    /* snapshot() named them after the storage kind: rename to f / g */
+    for (int i = 0; i < NSTEPS_F; i++) {
+      char a[1024], b[1024];
+      snap_name(a, sizeof a, dir, *k == 'f' ? 'c' : 's', 'F', i);
+      snap_name(b, sizeof b, dir, *k, 'F', i);
+      blosc2_remove_urlpath(b);
+      REQUIRE(rename(a, b) == 0);
+    }
+    blosc2_remove_urlpath(live);
+  }
+}
+
 static void mutate_all(const char *src, const char *dst) {
   for (const char *k = kinds; *k; k++) {
     char from[1024], live[1024], what[64];
@@ -765,6 +822,7 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "write") == 0) {
     mkdir(argv[2], 0777);
     write_all(argv[2]);
+    write_fills(argv[2]);
   } else if (argc == 4 && strcmp(argv[1], "mutate") == 0) {
     mkdir(argv[3], 0777);
     mutate_all(argv[2], argv[3]);
