@@ -61,6 +61,7 @@ struct Entry {
 }
 
 /// The backing store.
+#[derive(Clone)]
 enum Backing {
     /// Chunks in memory, no frame (`contiguous = false`, no urlpath).
     Chunks,
@@ -74,6 +75,10 @@ enum Backing {
         header_len: i64,
         /// Length of the chunks section, holes left by updates included.
         data_len: i64,
+        /// Bytes after the chunks section that the frame on disk still
+        /// uses (its index and trailer) and new chunks must not overwrite:
+        /// until the header is rewritten, that frame stays readable.
+        dead_tail: i64,
     },
     Dir {
         path: PathBuf,
@@ -112,6 +117,24 @@ pub struct SuperChunk {
     /// Set by a special fill until the next chunk operation (see
     /// [`index::Style`]).
     repeat_index: bool,
+    /// Sparse chunk files written by the current operation (removed if it
+    /// fails) and those it made unused (removed once it succeeds).
+    created: Vec<PathBuf>,
+    obsolete: Vec<PathBuf>,
+}
+
+/// What a failed operation restores.
+struct Snapshot {
+    entries: Vec<Entry>,
+    chunksize: i32,
+    blocksize: i32,
+    nbytes: i64,
+    cbytes: i64,
+    flags2: u8,
+    backing: Backing,
+    repeat_index: bool,
+    metalayers: Vec<Metalayer>,
+    vlmetalayers: Vec<Metalayer>,
 }
 
 /// How positions in the uncompressed data map to chunks.
@@ -153,6 +176,60 @@ impl SuperChunk {
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
             repeat_index: false,
+            created: Vec::new(),
+            obsolete: Vec::new(),
+        }
+    }
+
+    /// Run a mutation as one step: if it fails, the super-chunk is as it
+    /// was (its frame on disk was never left invalid, see `flush`), and
+    /// chunk files it wrote are removed; if it succeeds, chunk files it made
+    /// unused are.
+    fn transact<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        // chunks held in memory are never lost half-way: no copy needed
+        let snap =
+            matches!(self.backing, Backing::File { .. } | Backing::Dir { .. }).then(|| Snapshot {
+                entries: self.entries.clone(),
+                chunksize: self.chunksize,
+                blocksize: self.blocksize,
+                nbytes: self.nbytes,
+                cbytes: self.cbytes,
+                flags2: self.flags2,
+                backing: self.backing.clone(),
+                repeat_index: self.repeat_index,
+                metalayers: self.metalayers.clone(),
+                vlmetalayers: self.vlmetalayers.clone(),
+            });
+        self.created.clear();
+        self.obsolete.clear();
+        let r = f(self);
+        let created = std::mem::take(&mut self.created);
+        let obsolete = std::mem::take(&mut self.obsolete);
+        match r {
+            Ok(v) => {
+                for p in obsolete {
+                    let _ = std::fs::remove_file(p);
+                }
+                Ok(v)
+            }
+            Err(e) => {
+                if let Some(s) = snap {
+                    self.entries = s.entries;
+                    self.chunksize = s.chunksize;
+                    self.blocksize = s.blocksize;
+                    self.nbytes = s.nbytes;
+                    self.cbytes = s.cbytes;
+                    self.flags2 = s.flags2;
+                    self.backing = s.backing;
+                    self.repeat_index = s.repeat_index;
+                    self.metalayers = s.metalayers;
+                    self.vlmetalayers = s.vlmetalayers;
+                }
+                for p in created {
+                    let _ = std::fs::remove_file(p);
+                }
+                Err(e)
+            }
         }
     }
 
@@ -171,6 +248,7 @@ impl SuperChunk {
                     base: 0,
                     header_len: 0,
                     data_len: 0,
+                    dead_tail: 0,
                 }
             }
             (Some(p), false) => {
@@ -327,6 +405,7 @@ impl SuperChunk {
             base: offset,
             header_len: info.header.header_len as i64,
             data_len: info.header.cbytes,
+            dead_tail: info.header.frame_len - info.header.header_len as i64 - info.header.cbytes,
         };
         let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
         *sc.reader.lock().map_err(|_| Error::Failure)? = Some(s);
@@ -845,15 +924,19 @@ impl SuperChunk {
                 base,
                 header_len,
                 data_len,
+                dead_tail,
             } => {
+                // after the index and trailer the frame on disk still uses:
+                // they become a hole once the new header is written
+                let off = data_len.checked_add(*dead_tail).ok_or(Error::FileWrite)?;
                 let mut s = self.io.open(path, Mode::Update)?;
                 let pos = (*base as i64)
                     .checked_add(*header_len)
-                    .and_then(|v| v.checked_add(*data_len))
+                    .and_then(|v| v.checked_add(off))
                     .ok_or(Error::FileWrite)?;
                 s.write_all_at(pos as u64, chunk)?;
-                let off = *data_len;
-                *data_len += cb as i64;
+                *data_len = off + cb as i64;
+                *dead_tail = 0;
                 Ok(Slot::Disk(off))
             }
             Backing::Dir { path } => {
@@ -868,7 +951,9 @@ impl SuperChunk {
                     })
                     .max()
                     .map_or(0, |m| m + 1);
-                let mut s = self.io.open(&sframe::chunk_path(path, id), Mode::Create)?;
+                let cp = sframe::chunk_path(path, id);
+                self.created.push(cp.clone());
+                let mut s = self.io.open(&cp, Mode::Create)?;
                 s.write_all_at(0, chunk)?;
                 Ok(Slot::File(id))
             }
@@ -885,6 +970,11 @@ impl SuperChunk {
 
     /// Append a compressed chunk; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
+        self.transact(|s| s.append_chunk_inner(chunk))
+    }
+
+    /// Append a compressed chunk; returns the new number of chunks.
+    fn append_chunk_inner(&mut self, chunk: &[u8]) -> Result<i64> {
         let (nb, _, special) = self.admit(chunk, Error::ChunkAppend)?;
         let n = self.entries.len();
         let keep = self.settle_chunksize(n, nb, false)?;
@@ -934,11 +1024,16 @@ impl SuperChunk {
 
     /// Insert a chunk at position `n`; returns the new number of chunks.
     pub fn insert_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        self.transact(|s| s.insert_chunk_inner(n, chunk))
+    }
+
+    /// Insert a chunk at position `n`; returns the new number of chunks.
+    fn insert_chunk_inner(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         if n < 0 || n > self.nchunks() {
             return Err(Error::InvalidIndex);
         }
         if n == self.nchunks() {
-            return self.append_chunk(chunk);
+            return self.append_chunk_inner(chunk);
         }
         let (nb, _, special) = self.admit(chunk, Error::ChunkInsert)?;
         let keep = self.settle_chunksize(n as usize, nb, false)?;
@@ -959,6 +1054,11 @@ impl SuperChunk {
 
     /// Replace chunk `n`; returns the number of chunks.
     pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+        self.transact(|s| s.update_chunk_inner(n, chunk))
+    }
+
+    /// Replace chunk `n`; returns the number of chunks.
+    fn update_chunk_inner(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         let i = self.check_index(n)?;
         let (nb, _, special) = self.admit(chunk, Error::ChunkUpdate)?;
         let keep = self.settle_chunksize(i, nb, true)?;
@@ -970,21 +1070,14 @@ impl SuperChunk {
             self.flags2 = ChunkHeader::read(chunk)?.blosc2_flags2;
         }
         let old_cb = self.slot_cbytes(i)?;
-        // A sparse frame keeps chunk file names; overwrite the old file.
-        let slot = match (&self.entries[i].slot, &self.backing, special) {
-            (Slot::File(id), Backing::Dir { path, .. }, false) => {
-                let cbu = cb as usize;
-                let mut s = self.io.open(&sframe::chunk_path(path, *id), Mode::Create)?;
-                s.write_all_at(0, &chunk[..cbu])?;
-                Slot::File(*id)
-            }
-            (Slot::File(id), Backing::Dir { path, .. }, true) => {
-                // a chunk turned special needs no file any more
-                let _ = std::fs::remove_file(sframe::chunk_path(path, *id));
-                self.store(chunk, special)?
-            }
-            _ => self.store(chunk, special)?,
-        };
+        // In a sparse frame the new chunk gets a new file and the old one
+        // goes once the index no longer names it, so a failed update
+        // leaves the previous frame whole.
+        if let (Slot::File(id), Backing::Dir { path, .. }) = (&self.entries[i].slot, &self.backing)
+        {
+            self.obsolete.push(sframe::chunk_path(path, *id));
+        }
+        let slot = self.store(chunk, special)?;
         self.nbytes += nb as i64 - self.entries[i].nbytes as i64;
         self.cbytes += if special { 0 } else { cb as i64 } - old_cb;
         self.entries[i] = Entry { slot, nbytes: nb };
@@ -995,13 +1088,18 @@ impl SuperChunk {
 
     /// Delete chunk `n`; returns the new number of chunks.
     pub fn delete_chunk(&mut self, n: i64) -> Result<i64> {
+        self.transact(|s| s.delete_chunk_inner(n))
+    }
+
+    /// Delete chunk `n`; returns the new number of chunks.
+    fn delete_chunk_inner(&mut self, n: i64) -> Result<i64> {
         let i = self.check_index(n)?;
         let old_cb = self.slot_cbytes(i)?;
         let e = self.entries.remove(i);
         self.nbytes -= e.nbytes as i64;
         self.cbytes -= old_cb;
         if let (Slot::File(id), Backing::Dir { path, .. }) = (&e.slot, &self.backing) {
-            let _ = std::fs::remove_file(sframe::chunk_path(path, *id));
+            self.obsolete.push(sframe::chunk_path(path, *id));
         }
         self.repeat_index = false;
         self.flush()?;
@@ -1010,6 +1108,11 @@ impl SuperChunk {
 
     /// New order: chunk `i` becomes the old chunk `order[i]`.
     pub fn reorder(&mut self, order: &[i64]) -> Result<()> {
+        self.transact(|s| s.reorder_inner(order))
+    }
+
+    /// New order: chunk `i` becomes the old chunk `order[i]`.
+    fn reorder_inner(&mut self, order: &[i64]) -> Result<()> {
         let n = self.entries.len();
         if order.len() < n {
             return Err(Error::Data);
@@ -1033,7 +1136,7 @@ impl SuperChunk {
         {
             // a short chunk anywhere but last makes chunks variable-size
             self.make_variable()?;
-            return self.reorder(order);
+            return self.reorder_inner(order);
         }
         self.entries = new;
         self.repeat_index = false;
@@ -1043,6 +1146,12 @@ impl SuperChunk {
     /// Fill an empty super-chunk with `nitems` special values in chunks of
     /// `chunksize` bytes; returns the number of chunks.
     pub fn fill_special(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<i64> {
+        self.transact(|s| s.fill_special_inner(nitems, kind, chunksize))
+    }
+
+    /// Fill an empty super-chunk with `nitems` special values in chunks of
+    /// `chunksize` bytes; returns the number of chunks.
+    fn fill_special_inner(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<i64> {
         if nitems == 0 {
             return Ok(0);
         }
@@ -1295,6 +1404,12 @@ impl SuperChunk {
     /// Overwrite a metalayer's content in place (it cannot grow, as in the
     /// reference: a longer content is silently ignored).
     pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        self.transact(|s| s.meta_update_inner(name, content))
+    }
+
+    /// Overwrite a metalayer's content in place (it cannot grow, as in the
+    /// reference: a longer content is silently ignored).
+    fn meta_update_inner(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         metalayers::check_name(name)?;
         let i = metalayers::find(&self.metalayers, name).ok_or(Error::NotFound)?;
         if content.len() > self.metalayers[i].content.len() {
@@ -1305,9 +1420,18 @@ impl SuperChunk {
         Ok(i)
     }
 
+    pub fn vlmeta_add(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
+        self.transact(|s| s.vlmeta_add_inner(name, content, cparams))
+    }
+
     /// Add a variable-length metalayer, compressed with `cparams` (the
     /// reference defaults when None); returns its index.
-    pub fn vlmeta_add(
+    fn vlmeta_add_inner(
         &mut self,
         name: &str,
         content: &[u8],
@@ -1332,6 +1456,15 @@ impl SuperChunk {
     }
 
     pub fn vlmeta_update(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
+        self.transact(|s| s.vlmeta_update_inner(name, content, cparams))
+    }
+
+    fn vlmeta_update_inner(
         &mut self,
         name: &str,
         content: &[u8],
@@ -1367,6 +1500,11 @@ impl SuperChunk {
 
     /// Delete a variable-length metalayer; returns how many are left.
     pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        self.transact(|s| s.vlmeta_delete_inner(name))
+    }
+
+    /// Delete a variable-length metalayer; returns how many are left.
+    fn vlmeta_delete_inner(&mut self, name: &str) -> Result<usize> {
         metalayers::check_name(name)?;
         let i = metalayers::find(&self.vlmetalayers, name).ok_or(Error::NotFound)?;
         self.vlmetalayers.remove(i);
@@ -1475,16 +1613,28 @@ impl SuperChunk {
         )
     }
 
-    /// Bring the on-disk frame up to date after a change.
+    /// Bring the on-disk frame up to date after a change. The frame on
+    /// disk stays valid until the last write: new chunks and the new index
+    /// and trailer go after everything it uses, then its header is
+    /// overwritten (a sparse frame's index file is replaced by renaming a
+    /// new one over it where the backend can).
     fn flush(&mut self) -> Result<()> {
         match &self.backing {
             Backing::Chunks | Backing::MemFrame => Ok(()),
             Backing::Dir { path, .. } => {
                 let p = self.parts(true, 0)?;
-                let mut s = self.io.open(&sframe::index_path(path), Mode::Create)?;
                 let mut buf = p.header;
                 buf.extend_from_slice(&p.index);
                 buf.extend_from_slice(&p.trailer);
+                let dst = sframe::index_path(path);
+                let tmp = path.join(format!("{}.tmp", sframe::INDEX_FILE));
+                if self.io.can_replace() {
+                    let mut s = self.io.open(&tmp, Mode::Create)?;
+                    s.write_all_at(0, &buf)?;
+                    drop(s);
+                    return self.io.replace(&tmp, &dst);
+                }
+                let mut s = self.io.open(&dst, Mode::Create)?;
                 s.write_all_at(0, &buf)
             }
             Backing::File {
@@ -1492,19 +1642,32 @@ impl SuperChunk {
                 base,
                 header_len,
                 data_len,
+                dead_tail,
             } => {
-                let (base, hl, dl) = (*base, *header_len, *data_len);
-                let p = self.parts(false, dl)?;
+                let (base, hl) = (*base, *header_len);
+                let start = data_len.checked_add(*dead_tail).ok_or(Error::FileWrite)?;
+                let p = self.parts(false, start)?;
                 if p.header.len() as i64 != hl {
                     return self.rewrite();
                 }
                 let mut s = self.io.open(path, Mode::Update)?;
                 let mut tail = p.index;
                 tail.extend_from_slice(&p.trailer);
-                let tail_at = base + (hl + dl) as u64;
+                let tail_at = base
+                    .checked_add((hl + start) as u64)
+                    .ok_or(Error::FileWrite)?;
                 s.write_all_at(tail_at, &tail)?;
-                s.truncate(tail_at + tail.len() as u64)?;
-                s.write_all_at(base, &p.header)
+                s.write_all_at(base, &p.header)?;
+                if let Backing::File {
+                    data_len,
+                    dead_tail,
+                    ..
+                } = &mut self.backing
+                {
+                    *data_len = start;
+                    *dead_tail = tail.len() as i64;
+                }
+                Ok(())
             }
         }
     }
@@ -1541,6 +1704,7 @@ impl SuperChunk {
                     Mode::Update
                 };
                 let mut s = self.io.open(&path, mode)?;
+                let tail_len = (p.index.len() + p.trailer.len()) as i64;
                 let mut buf = p.header;
                 let hl = buf.len() as i64;
                 buf.extend_from_slice(&data);
@@ -1553,6 +1717,7 @@ impl SuperChunk {
                     base,
                     header_len: hl,
                     data_len: data.len() as i64,
+                    dead_tail: tail_len,
                 };
                 *self.reader.lock().map_err(|_| Error::Failure)? = None;
                 Ok(())

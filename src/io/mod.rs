@@ -39,6 +39,15 @@ pub trait Stream: Send {
 /// A way of opening files.
 pub trait Backend: Send + Sync {
     fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn Stream>>;
+    /// Whether [`Backend::replace`] works, so a file can be rewritten by
+    /// writing a new one and putting it in place at once.
+    fn can_replace(&self) -> bool {
+        false
+    }
+    /// Atomically put file `from` in place of `to`.
+    fn replace(&self, _from: &Path, _to: &Path) -> Result<()> {
+        Err(Error::FileWrite)
+    }
 }
 
 /// The default backend (`BLOSC2_IO_FILESYSTEM`).

@@ -25,6 +25,12 @@ impl Backend for Stdio {
         let f = o.open(path).map_err(open_err)?;
         Ok(Box::new(StdioFile { f }))
     }
+    fn can_replace(&self) -> bool {
+        true
+    }
+    fn replace(&self, from: &Path, to: &Path) -> Result<()> {
+        std::fs::rename(from, to).map_err(|_| Error::FileWrite)
+    }
 }
 
 impl Stream for StdioFile {

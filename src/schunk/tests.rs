@@ -934,3 +934,228 @@ fn lazy_chunks_read_only_needed_blocks() {
         let _ = std::fs::remove_dir_all(&p);
     }
 }
+
+/// How [`Faulty`] fails: a disk that fills up after `bytes` more bytes
+/// (the write that does not fit writes what fits, then fails; overwriting
+/// allocated bytes needs no room), or an I/O callback failing from write
+/// call number `calls` on, writing nothing.
+#[derive(Clone, Copy)]
+enum Fault {
+    DiskFull { bytes: u64 },
+    CallFails { calls: u64 },
+}
+
+struct Faulty {
+    fault: Arc<Mutex<Fault>>,
+}
+
+struct FaultyStream {
+    inner: Box<dyn crate::io::Stream>,
+    fault: Arc<Mutex<Fault>>,
+}
+
+impl crate::io::Backend for Faulty {
+    fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn crate::io::Stream>> {
+        Ok(Box::new(FaultyStream {
+            inner: crate::io::stdio::Stdio.open(path, mode)?,
+            fault: self.fault.clone(),
+        }))
+    }
+    fn can_replace(&self) -> bool {
+        true
+    }
+    fn replace(&self, from: &Path, to: &Path) -> Result<()> {
+        crate::io::stdio::Stdio.replace(from, to)
+    }
+}
+
+impl crate::io::Stream for FaultyStream {
+    fn size(&mut self) -> Result<u64> {
+        self.inner.size()
+    }
+    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        self.inner.read_exact_at(pos, buf)
+    }
+    fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        let mut f = self.fault.lock().unwrap();
+        match &mut *f {
+            Fault::CallFails { calls } => {
+                if *calls == 0 {
+                    return Err(Error::FileWrite);
+                }
+                *calls -= 1;
+                self.inner.write_all_at(pos, data)
+            }
+            Fault::DiskFull { bytes } => {
+                let size = self.inner.size()?;
+                let end = pos + data.len() as u64;
+                let growth = end.saturating_sub(size.max(pos));
+                if growth <= *bytes {
+                    *bytes -= growth;
+                    return self.inner.write_all_at(pos, data);
+                }
+                let fits = (size.max(pos) + *bytes).saturating_sub(pos) as usize;
+                *bytes = 0;
+                self.inner
+                    .write_all_at(pos, &data[..fits.min(data.len())])?;
+                Err(Error::FileWrite)
+            }
+        }
+    }
+    fn truncate(&mut self, size: u64) -> Result<()> {
+        self.inner.truncate(size)
+    }
+}
+
+/// What a reader must find in a frame: chunks and vlmetalayers.
+#[derive(Clone, Debug, PartialEq)]
+struct Content {
+    chunks: Vec<Vec<u8>>,
+    vlmeta: Vec<(String, Vec<u8>)>,
+}
+
+fn content_of(sc: &SuperChunk) -> Result<Content> {
+    let mut chunks = Vec::new();
+    for i in 0..sc.nchunks() {
+        let nb = ChunkHeader::read(&sc.chunk(i)?)?.nbytes;
+        let mut out = vec![0u8; nb as usize];
+        sc.decompress_chunk(i, &mut out)?;
+        chunks.push(out);
+    }
+    let mut vlmeta = Vec::new();
+    for m in &sc.vlmetalayers {
+        vlmeta.push((m.name.clone(), sc.vlmeta_get(&m.name)?));
+    }
+    if chunks.iter().map(|c| c.len() as i64).sum::<i64>() != sc.nbytes() {
+        return Err(Error::Data);
+    }
+    Ok(Content { chunks, vlmeta })
+}
+
+fn copy_frame(from: &Path, to: &Path) {
+    let _ = std::fs::remove_file(to);
+    let _ = std::fs::remove_dir_all(to);
+    if from.is_dir() {
+        std::fs::create_dir(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    } else {
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+type Op = fn(&mut SuperChunk) -> Result<()>;
+
+fn ops() -> Vec<(&'static str, Op)> {
+    fn small(seed: u32, n: usize) -> Vec<u8> {
+        sample(n, seed)
+    }
+    vec![
+        ("append", |sc| sc.append_buffer(&small(41, 400)).map(|_| ())),
+        ("append-variable", |sc| {
+            sc.append_buffer(&small(43, 1200)).map(|_| ())
+        }),
+        ("update", |sc| {
+            let c = sc.compress(&small(47, 400))?;
+            sc.update_chunk(1, &c).map(|_| ())
+        }),
+        ("insert", |sc| {
+            let c = sc.compress(&small(53, 400))?;
+            sc.insert_chunk(0, &c).map(|_| ())
+        }),
+        ("delete", |sc| sc.delete_chunk(2).map(|_| ())),
+        ("reorder", |sc| sc.reorder(&[3, 2, 1, 0])),
+        ("vlmeta-add", |sc| {
+            sc.vlmeta_add("new", &small(59, 300), None).map(|_| ())
+        }),
+        ("vlmeta-update", |sc| {
+            sc.vlmeta_update("v", &small(61, 500), None).map(|_| ())
+        }),
+    ]
+}
+
+#[test]
+fn failed_writes_leave_the_previous_frame() {
+    for contiguous in [true, false] {
+        let base = tmp(&format!("fw-base-{contiguous}.b2frame"));
+        let work = tmp(&format!("fw-work-{contiguous}.b2frame"));
+        {
+            let mut sc = SuperChunk::new(Storage {
+                contiguous,
+                urlpath: Some(base.clone()),
+                cparams: CParams {
+                    typesize: 4,
+                    ..CParams::default()
+                },
+                ..Storage::default()
+            })
+            .unwrap();
+            for i in 0..4 {
+                sc.append_buffer(&sample(400, 31 + i)).unwrap();
+            }
+            sc.vlmeta_add("v", b"vlmeta", None).unwrap();
+        }
+        let io = crate::io::default_backend;
+        let old = content_of(&SuperChunk::open(&base, 0, io()).unwrap()).unwrap();
+        for (name, op) in ops() {
+            // what the operation gives when nothing fails, and how much it
+            // writes
+            copy_frame(&base, &work);
+            let fault = Arc::new(Mutex::new(Fault::DiskFull { bytes: u64::MAX }));
+            let backend = Arc::new(Faulty {
+                fault: fault.clone(),
+            });
+            let mut sc = SuperChunk::open(&work, 0, backend.clone()).unwrap();
+            op(&mut sc).unwrap();
+            let grown = match *fault.lock().unwrap() {
+                Fault::DiskFull { bytes } => u64::MAX - bytes,
+                _ => unreachable!(),
+            };
+            drop(sc);
+            let new = content_of(&SuperChunk::open(&work, 0, io()).unwrap()).unwrap();
+            assert_ne!(old, new, "{name}");
+            *fault.lock().unwrap() = Fault::CallFails { calls: u64::MAX };
+            copy_frame(&base, &work);
+            let mut sc = SuperChunk::open(&work, 0, backend.clone()).unwrap();
+            op(&mut sc).unwrap();
+            let calls = match *fault.lock().unwrap() {
+                Fault::CallFails { calls } => u64::MAX - calls,
+                _ => unreachable!(),
+            };
+            drop(sc);
+            let faults = (0..grown)
+                .map(|b| Fault::DiskFull { bytes: b })
+                .chain((0..calls).map(|c| Fault::CallFails { calls: c }));
+            for f in faults {
+                copy_frame(&base, &work);
+                *fault.lock().unwrap() = f;
+                let mut sc = SuperChunk::open(&work, 0, backend.clone()).unwrap();
+                let r = op(&mut sc);
+                let what = match f {
+                    Fault::DiskFull { bytes } => {
+                        format!("{name} ({contiguous}) disk full after {bytes}")
+                    }
+                    Fault::CallFails { calls } => {
+                        format!("{name} ({contiguous}) write {calls} fails")
+                    }
+                };
+                assert!(r.is_err(), "{what}: no error");
+                // the handle is as before: the same call works once writes do
+                assert_eq!(content_of(&sc).unwrap(), old, "{what}: handle");
+                *fault.lock().unwrap() = Fault::DiskFull { bytes: u64::MAX };
+                let reader = SuperChunk::open(&work, 0, io()).unwrap();
+                assert_eq!(content_of(&reader).unwrap(), old, "{what}: on disk");
+                op(&mut sc).unwrap();
+                drop(sc);
+                let reader = SuperChunk::open(&work, 0, io()).unwrap();
+                assert_eq!(content_of(&reader).unwrap(), new, "{what}: retried");
+            }
+        }
+        let _ = std::fs::remove_file(&base);
+        let _ = std::fs::remove_dir_all(&base);
+        let _ = std::fs::remove_file(&work);
+        let _ = std::fs::remove_dir_all(&work);
+    }
+}
