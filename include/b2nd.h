@@ -368,6 +368,127 @@ int b2nd_copy_buffer2(int8_t ndim,
                       void *dst,
                       const int64_t *dst_pad_shape,
                       const int64_t *dst_start);
+
+// Resize an array; `start` (NULL: the end of every axis) is where items
+// are added or removed.
+//
+// # Safety
+// `array` is live; `new_shape` and `start` (if not NULL) have ndim values.
+BLOSC_EXPORT
+int b2nd_resize(struct b2nd_array_t *array,
+                const int64_t *new_shape,
+                const int64_t *start);
+
+// Insert `buffer` (whole slabs of the other dimensions, C order) at
+// `insert_start` along `axis`.
+//
+// # Safety
+// `array` is live; `buffer` has `buffersize` readable bytes.
+BLOSC_EXPORT
+int b2nd_insert(struct b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis,
+                int64_t insert_start);
+
+// Append `buffer` at the end of `axis`.
+//
+// # Safety
+// `array` is live; `buffer` has `buffersize` readable bytes.
+BLOSC_EXPORT
+int b2nd_append(struct b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis);
+
+// Remove `delete_len` items at `delete_start` along `axis`.
+//
+// # Safety
+// `array` is live.
+BLOSC_EXPORT
+int b2nd_delete(struct b2nd_array_t *array,
+                int8_t axis,
+                int64_t delete_start,
+                int64_t delete_len);
+
+// Join `src2` to `src1` along `axis`: into a copy of `src1` made with
+// `ctx` (`copy`), or into `src1` itself, which `*array` then points to.
+//
+// # Safety
+// `ctx` live (when `copy`); `src1`, `src2` live; `array` writable.
+BLOSC_EXPORT
+int b2nd_concatenate(b2nd_context_t *ctx,
+                     const struct b2nd_array_t *src1,
+                     const struct b2nd_array_t *src2,
+                     int8_t axis,
+                     bool copy,
+                     struct b2nd_array_t **array);
+
+// A new array without the size-1 dimensions flagged in `index`.
+//
+// # Safety
+// `array` is live; `index` has ndim values; `view` writable.
+BLOSC_EXPORT
+int b2nd_squeeze_index(struct b2nd_array_t *array,
+                       struct b2nd_array_t **view,
+                       const bool *index);
+
+// A new array without the size-1 dimensions.
+//
+// # Safety
+// `array` is live; `view` writable.
+BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **view);
+
+// A new array with size-1 dimensions added where `axis` is true
+// (`final_dims` flags, one per dimension of the result).
+//
+// # Safety
+// `array` is live; `axis` has `final_dims` values; `view` writable.
+BLOSC_EXPORT
+int b2nd_expand_dims(const struct b2nd_array_t *array,
+                     struct b2nd_array_t **view,
+                     const bool *axis,
+                     uint8_t final_dims);
+
+// Read the items at the Cartesian product of the per-dimension
+// `selection` lists into `buffer`, shaped `buffershape`.
+//
+// # Safety
+// `array` live; `selection`/`selection_size`/`buffershape` have ndim
+// entries, `selection[i]` has `selection_size[i]` values; `buffer` has
+// `buffersize` writable bytes.
+BLOSC_EXPORT
+int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+// Write `buffer` (shaped `buffershape`) at the Cartesian product of the
+// per-dimension `selection` lists.
+//
+// # Safety
+// As for `b2nd_get_orthogonal_selection`, with `buffer` readable.
+BLOSC_EXPORT
+int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  const void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+// Gather items by flat C-order indices into `buffer`, in the order given.
+//
+// # Safety
+// `array` live; `coords` has `ncoords` values; `buffer` has `buffersize`
+// writable bytes.
+BLOSC_EXPORT
+int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
+                            int64_t ncoords,
+                            const int64_t *coords,
+                            void *buffer,
+                            int64_t buffersize);
 /**
  * Decodes the msgpack "b2nd" metalayer `smeta` (`smeta_len` bytes) into
  * `ndim` and the shapes (entries past `ndim` are left alone; entries up to

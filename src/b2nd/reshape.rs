@@ -9,8 +9,8 @@
 //! keeps the cut items in that chunk's padding, where a later growth finds
 //! them again (the reference behaves the same).
 
-use super::array::{Array, Params, META_NAME};
-use super::geometry::{unravel, Geometry};
+use super::array::{Array, Fill, Params, META_NAME};
+use super::geometry::unravel;
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::special::make_special;
 use crate::chunk::{CParams, Special};
@@ -217,7 +217,13 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
         other: &Array<T>,
         axis: i32,
     ) -> Result<()> {
-        let ax = check_concat(self.shape(), self.typesize(), other, axis)?;
+        let ax = check_concat(
+            self.shape(),
+            self.typesize(),
+            other.shape(),
+            other.typesize(),
+            axis,
+        )?;
         let old = self.shape().to_vec();
         let mut new_shape = old.clone();
         new_shape[ax] += other.shape()[ax];
@@ -261,19 +267,21 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
     }
 }
 
-/// The concatenation axis, after checking two arrays can be joined on it.
-fn check_concat<T: Borrow<SuperChunk>>(
+/// The concatenation axis, after checking that arrays of these shapes and
+/// item sizes can be joined on it.
+pub(crate) fn check_concat(
     shape: &[i64],
     typesize: i32,
-    other: &Array<T>,
+    other_shape: &[i64],
+    other_typesize: i32,
     axis: i32,
 ) -> Result<usize> {
     let nd = shape.len();
     let ax = check_axis(axis, nd)?;
-    if other.typesize() != typesize || nd == 0 || other.ndim() != nd {
+    if other_typesize != typesize || nd == 0 || other_shape.len() != nd {
         return Err(Error::InvalidParam);
     }
-    if (0..nd).any(|i| i != ax && shape[i] != other.shape()[i]) {
+    if (0..nd).any(|i| i != ax && shape[i] != other_shape[i]) {
         return Err(Error::InvalidParam);
     }
     Ok(ax)
@@ -290,7 +298,13 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         chunkshape: &[i32],
         blockshape: &[i32],
     ) -> Result<Array> {
-        check_concat(self.shape(), self.typesize(), other, axis)?;
+        check_concat(
+            self.shape(),
+            self.typesize(),
+            other.shape(),
+            other.typesize(),
+            axis,
+        )?;
         let mut out = self.copy(storage, chunkshape, blockshape)?;
         out.concatenate_in_place(other, axis)?;
         Ok(out)
@@ -299,6 +313,30 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     /// The array without the size-1 dimensions flagged in `index`, as a new
     /// in-memory array (`b2nd_squeeze_index`).
     pub fn squeeze_index(&self, index: &[bool]) -> Result<Array> {
+        let (params, same_layout) = self.squeeze_params(index)?;
+        self.reshaped(&params, same_layout)
+    }
+
+    /// The array without its size-1 dimensions (`b2nd_squeeze`).
+    pub fn squeeze(&self) -> Result<Array> {
+        self.squeeze_index(&self.squeeze_all())
+    }
+
+    /// The flags of `squeeze`: every dimension of size 1.
+    pub(crate) fn squeeze_all(&self) -> Vec<bool> {
+        self.shape().iter().map(|&s| s == 1).collect()
+    }
+
+    /// The array with new size-1 dimensions where `axis` is true; `axis`
+    /// has one flag per dimension of the result (`b2nd_expand_dims`).
+    pub fn expand_dims(&self, axis: &[bool]) -> Result<Array> {
+        let (params, same_layout) = self.expand_params(axis)?;
+        self.reshaped(&params, same_layout)
+    }
+
+    /// Geometry of a squeeze, and whether the items keep their storage
+    /// order (the dropped dimensions are cut in chunks and blocks of one).
+    pub(crate) fn squeeze_params(&self, index: &[bool]) -> Result<(Params, bool)> {
         let nd = self.ndim();
         if index.len() < nd {
             return Err(Error::InvalidParam);
@@ -318,18 +356,12 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                 bs.push(self.blockshape()[i]);
             }
         }
-        self.reshaped(&shape, &cs, &bs, same_layout)
+        Ok((self.params_like(&shape, &cs, &bs), same_layout))
     }
 
-    /// The array without its size-1 dimensions (`b2nd_squeeze`).
-    pub fn squeeze(&self) -> Result<Array> {
-        let index: Vec<bool> = self.shape().iter().map(|&s| s == 1).collect();
-        self.squeeze_index(&index)
-    }
-
-    /// The array with new size-1 dimensions where `axis` is true; `axis`
-    /// has one flag per dimension of the result (`b2nd_expand_dims`).
-    pub fn expand_dims(&self, axis: &[bool]) -> Result<Array> {
+    /// Geometry of an expand_dims (the storage order never changes: new
+    /// dimensions of one item are cut in chunks and blocks of one).
+    pub(crate) fn expand_params(&self, axis: &[bool]) -> Result<(Params, bool)> {
         self.only_b2nd_meta()?;
         if axis.len() > super::MAX_DIM {
             return Err(Error::InvalidParam);
@@ -355,9 +387,14 @@ impl<S: Borrow<SuperChunk>> Array<S> {
             // the reference would silently drop the remaining dimensions
             return Err(Error::InvalidParam);
         }
-        // dimensions of one item cut in chunks and blocks of one change
-        // neither the chunk order nor the order inside chunks
-        self.reshaped(&shape, &cs, &bs, true)
+        Ok((self.params_like(&shape, &cs, &bs), true))
+    }
+
+    fn params_like(&self, shape: &[i64], cs: &[i32], bs: &[i32]) -> Params {
+        let mut params = Params::new(shape, cs, bs);
+        params.dtype = self.dtype.clone();
+        params.dtype_format = self.dtype_format;
+        params
     }
 
     /// Squeeze and expand refuse arrays with other metalayers, as the
@@ -369,14 +406,9 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         Ok(())
     }
 
-    /// A new in-memory array of the same items with another geometry. With
-    /// `same_layout` the compressed chunks are taken over as they are;
-    /// otherwise the items are copied.
-    fn reshaped(&self, shape: &[i64], cs: &[i32], bs: &[i32], same_layout: bool) -> Result<Array> {
+    /// A new in-memory array of the same items with the geometry `params`.
+    fn reshaped(&self, params: &Params, same_layout: bool) -> Result<Array> {
         let src = self.schunk();
-        let mut params = Params::new(shape, cs, bs);
-        params.dtype = self.dtype.clone();
-        params.dtype_format = self.dtype_format;
         let storage = Storage {
             contiguous: false,
             urlpath: None,
@@ -384,33 +416,35 @@ impl<S: Borrow<SuperChunk>> Array<S> {
             dparams: src.dparams().clone(),
             io: src.io(),
         };
-        let g = Geometry::new(shape, cs, bs)?;
-        if same_layout && g.nchunks() == src.nchunks() {
-            let mut st = storage;
-            st.cparams.blocksize = params.blocksize(st.cparams.typesize)?;
-            let mut sc = SuperChunk::new(st)?;
-            sc.meta_add(
-                META_NAME,
-                &super::meta::serialize(
-                    shape,
-                    cs,
-                    bs,
-                    params.dtype.as_deref(),
-                    params.dtype_format,
-                )?,
-            )?;
+        let mut out = Array::create(storage, params, Fill::Zeros)?;
+        self.copy_reshaped_into(&mut out, same_layout)?;
+        Ok(out)
+    }
+
+    /// Fill `dest`, a fresh array of the same items in another geometry,
+    /// with this array's items (and vlmetalayers). With `same_layout` the
+    /// compressed chunks are taken over as they are.
+    pub(crate) fn copy_reshaped_into<T: BorrowMut<SuperChunk>>(
+        &self,
+        dest: &mut Array<T>,
+        same_layout: bool,
+    ) -> Result<()> {
+        if dest.nitems() != self.nitems() || dest.typesize() != self.typesize() {
+            return Err(Error::InvalidParam);
+        }
+        let src = self.schunk();
+        if same_layout && dest.schunk().nchunks() == src.nchunks() {
             for n in 0..src.nchunks() {
                 let c = src.chunk(n)?.into_owned();
-                sc.append_chunk(&c)?;
+                dest.schunk_mut().update_chunk(n, &c)?;
             }
-            sc.vlmetalayers = src.vlmetalayers.clone();
-            return Array::from_schunk(sc);
+        } else {
+            let mut items = vec![0u8; self.nbytes()?];
+            self.to_cbuffer(&mut items)?;
+            dest.fill_from_cbuffer(&items)?;
         }
-        let mut items = vec![0u8; self.nbytes()?];
-        self.to_cbuffer(&mut items)?;
-        let mut out = Array::from_cbuffer(storage, &params, &items)?;
-        out.schunk_mut().vlmetalayers = src.vlmetalayers.clone();
-        Ok(out)
+        dest.schunk_mut().vlmetalayers = src.vlmetalayers.clone();
+        Ok(())
     }
 }
 

@@ -69,8 +69,29 @@ fn builtin_name(code: i32) -> Option<&'static CStr> {
         2 => c"lz4hc",
         4 => c"zlib",
         5 => c"zstd",
-        _ => return None,
+        _ => return GLOBAL_PLUGINS.iter().find(|p| p.0 == code).map(|p| p.1),
     })
+}
+
+/// The codecs upstream registers at start-up (ids 32-40), whether or not
+/// they can run: their names and ids are known to the name functions.
+const GLOBAL_PLUGINS: [(i32, &CStr); 9] = [
+    (32, c"ndlz"),
+    (33, c"zfp_acc"),
+    (34, c"zfp_prec"),
+    (35, c"zfp_rate"),
+    (36, c"openhtj2k"),
+    (37, c"grok"),
+    (38, c"openzl"),
+    (39, c"j2k"),
+    (40, c"htj2k"),
+];
+
+fn global_plugin(name: &str) -> Option<i32> {
+    GLOBAL_PLUGINS
+        .iter()
+        .find(|p| p.1.to_bytes() == name.as_bytes())
+        .map(|p| p.0)
 }
 
 /// Leaked, deduplicated C copies of registered plugin names: C callers keep
@@ -97,7 +118,9 @@ pub(crate) fn compname_to_code(name: &str) -> i32 {
         "lz4hc" => 2,
         "zlib" => 4,
         "zstd" => 5,
-        other => registry::find_codec_by_name(other).map_or(-1, |c| c.id as i32),
+        other => global_plugin(other)
+            .or_else(|| registry::find_codec_by_name(other).map(|c| c.id as i32))
+            .unwrap_or(-1),
     }
 }
 
@@ -144,6 +167,9 @@ fn clib_of(name: &str) -> Option<(i32, &'static str, String)> {
         "lz4" | "lz4hc" => (1, "LZ4", "1.10.0".to_string()),
         "zlib" => (3, "Zlib", "2.2.5".to_string()),
         "zstd" => (4, "Zstd", "1.5.7".to_string()),
+        other if global_plugin(other).is_some() => {
+            return global_plugin(other).map(|id| (id, "", "unknown".to_string()))
+        }
         other => {
             let c = registry::find_codec_by_name(other)?;
             return Some((c.complib as i32, "", c.name));

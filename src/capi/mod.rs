@@ -3,6 +3,7 @@ pub mod consts;
 pub mod types;
 
 pub mod b2nd;
+pub mod b2nd_shape;
 pub mod blosc1;
 pub mod boundary;
 pub mod chunk;
