@@ -283,6 +283,29 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         Ok(len)
     }
 
+    /// Numbers of the chunks the box `start..stop` overlaps, in storage
+    /// order (the reference's `b2nd_get_slice_nchunks`, which
+    /// `blosc2_get_slice_nchunks` uses for arrays).
+    pub fn slice_chunks(&self, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
+        if self.ndim() == 0 {
+            return Ok(if self.geom.nitems == 0 {
+                vec![]
+            } else {
+                vec![0]
+            });
+        }
+        self.check_range(start, stop)?;
+        let mut v = Vec::new();
+        if self.geom.nitems == 0 || start.iter().zip(stop).any(|(a, b)| a == b) {
+            return Ok(v);
+        }
+        plan_chunks(&self.geom, start, stop, |p| {
+            v.push(p.nchunk);
+            Ok(())
+        })?;
+        Ok(v)
+    }
+
     /// Read the whole array into `buf` in C order (`b2nd_to_cbuffer`).
     pub fn to_cbuffer(&self, buf: &mut [u8]) -> Result<()> {
         if buf.len() < self.nbytes()? {

@@ -523,3 +523,13 @@ fn damaged_frames_never_panic() {
     }
     assert!(opened > 0);
 }
+
+#[test]
+fn chunks_of_a_slice() {
+    let p = Params::new(&[10, 10], &[4, 3], &[2, 3]);
+    let a = Array::create(Storage::default(), &p, Fill::Zeros).unwrap();
+    // chunk grid 3 x 4
+    assert_eq!(a.slice_chunks(&[0, 0], &[10, 10]).unwrap().len(), 12);
+    assert_eq!(a.slice_chunks(&[5, 2], &[9, 4]).unwrap(), vec![4, 5, 8, 9]);
+    assert_eq!(a.slice_chunks(&[5, 2], &[5, 4]).unwrap(), Vec::<i64>::new());
+}

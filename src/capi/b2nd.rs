@@ -207,6 +207,30 @@ pub(crate) unsafe fn with_array<T>(
     r
 }
 
+/// Run a read-only `f` on the array behind `p` by shared reference (so
+/// threads may read one array at once, as with super-chunks); the array is
+/// re-synced first only if its schunk changed meanwhile.
+///
+/// # Safety
+/// `p` is NULL or a live array of this library, not being changed by
+/// another thread meanwhile.
+pub(crate) unsafe fn read_array<T>(
+    p: *const b2nd_array_t,
+    f: impl FnOnce(&Array<ScPtr>) -> Result<T>,
+) -> Result<T> {
+    // SAFETY: per the contract, a live ArrayHandle.
+    let h = unsafe { (p as *const ArrayHandle).as_ref() }.ok_or(Error::NullPointer)?;
+    let sc = h.arr.sc.as_ptr();
+    // SAFETY: the array handle owns this live schunk.
+    let (frame, tick) = unsafe { ((*sc).frame, (*sc).change_tick) };
+    if !frame.is_null() && tick != h.c.last_tick {
+        // SAFETY: a stale array was changed through its schunk, which
+        // readers running meanwhile would race with anyway.
+        return unsafe { with_array(p, |a| f(a)) };
+    }
+    f(&h.arr)
+}
+
 fn code(r: Result<()>) -> c_int {
     match r {
         Ok(()) => 0,
@@ -843,7 +867,7 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
         // SAFETY: `buffersize` writable bytes per the contract.
         let out = unsafe { super::ptr::out_slice(buffer, buffersize as usize) };
         // SAFETY: live per the contract.
-        code(unsafe { with_array(array, |a| a.to_cbuffer(out)) })
+        code(unsafe { read_array(array, |a| a.to_cbuffer(out)) })
     })
 }
 
@@ -882,7 +906,7 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
         }
         // SAFETY: live per the contract.
         let r = unsafe {
-            with_array(array, |a| {
+            read_array(array, |a| {
                 let n = a.ndim();
                 let (s, e, bs) = (dims(start, n)?, dims(stop, n)?, dims(buffershape, n)?);
                 let out = super::ptr::out_slice(buffer, buffersize as usize);
