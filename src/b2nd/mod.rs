@@ -27,11 +27,17 @@
 //!   `j * blocknitems * typesize ..` of it, items in C order over
 //!   `blockshape`. See [`geometry`].
 //!
-//! In the C API (src/capi/b2nd.rs): `capi::b2nd::new_c_array(handle_ptr,
-//! array)` publishes an array built on a schunk handle as a
-//! `*mut b2nd_array_t`, and `capi::b2nd::with_array(ptr, |a| ...)` runs code
-//! on the `Array` behind a `*mut b2nd_array_t`, then refreshes the public
-//! struct and the schunk's.
+//! In the C API (src/capi/b2nd.rs), an array is an `Array<ScPtr>` whose
+//! `ScPtr` points to an ordinary schunk handle (`array->sc`):
+//! - `capi::b2nd::create_array(ctx, Fill)` makes a new array from a
+//!   `b2nd_context_t` (`ctx_ref(ptr)` gives the context's fields);
+//! - `capi::b2nd::new_c_array(Array<ScPtr>)` publishes an array built on a
+//!   schunk handle (`ScPtr::new(schunk_ptr)` + `Array::init` /
+//!   `Array::from_schunk`) as a `*mut b2nd_array_t`;
+//! - `capi::b2nd::with_array(ptr, |a| ...)` runs code on the `Array` behind
+//!   a `*mut b2nd_array_t` and then refreshes the public struct and the
+//!   schunk's; `read_array(ptr, |a| ...)` is the shared-reference variant
+//!   for reads.
 
 pub mod array;
 pub mod geometry;

@@ -383,13 +383,14 @@ impl<S: Borrow<SuperChunk>> Array<S> {
             // Range reads of a chunk on disk load only the blocks asked
             // for, but DELTA decodes every block against block 0: such
             // chunks go through the whole-chunk path.
-            let delta_on_disk = sc.urlpath().is_some() && {
-                let lazy = sc.lazy_chunk(plan.nchunk)?;
-                ChunkHeader::read(&lazy)?
-                    .filters
-                    .contains(&crate::chunk::header::filter_id::DELTA)
-            };
-            if !delta_on_disk && (nb * bb).saturating_mul(frac) <= chunk_nbytes {
+            let compact = (nb * bb).saturating_mul(frac) <= chunk_nbytes
+                && !(sc.urlpath().is_some() && {
+                    let lazy = sc.lazy_chunk(plan.nchunk)?;
+                    ChunkHeader::read(&lazy)?
+                        .filters
+                        .contains(&crate::chunk::header::filter_id::DELTA)
+                });
+            if compact {
                 // runs of consecutive blocks, each one byte range
                 let mut k = 0;
                 while k < nb {
