@@ -9,6 +9,7 @@ use crate::chunk::header::{filter_id, MAX_FILTERS};
 use crate::chunk::params::{CParams, DParams, SplitMode};
 use crate::chunk::{Compressor, Decompressor};
 use crate::error::Error;
+use crate::registry::SchunkInfo;
 use std::ffi::c_int;
 use std::os::raw::c_void;
 use std::sync::Arc;
@@ -272,6 +273,8 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
             trace_error!("Context is not meant for compression.  Giving up.");
             return err(Error::InvalidParam);
         };
+        // SAFETY: `cparams.schunk` is NULL or a live super-chunk, as for upstream.
+        unsafe { show_plugins_schunk(c.cparams.schunk, &mut comp.schunk) };
         // SAFETY: the caller promises the sizes describe the buffers.
         let (src, dest) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
             Ok(v) => v,
@@ -279,6 +282,19 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         };
         rc(comp.compress(src, dest))
     })
+}
+
+/// Let plugins see the super-chunk a context's parameters name (upstream's
+/// `cparams->schunk` / `dparams->schunk`): the b2nd plugins read its
+/// geometry.
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk of this library.
+unsafe fn show_plugins_schunk(schunk: *mut c_void, slot: &mut Option<Arc<SchunkInfo>>) {
+    // SAFETY: per the contract, a Handle whose first field `schunk` addresses.
+    if let Some(h) = unsafe { schunk.cast::<super::schunk::Handle>().as_ref() } {
+        h.core.plugin_info(slot);
+    }
 }
 
 /// Build the input and output slices of a compression call.
@@ -329,6 +345,8 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
             trace_error!("Context is not meant for decompression.  Giving up.");
             return err(Error::InvalidParam);
         };
+        // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for upstream.
+        unsafe { show_plugins_schunk(c.dparams.schunk, &mut d.schunk) };
         // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
         let lazy =
             match unsafe { super::schunk::resolve_lazy(c.dparams.schunk, src, srcsize, None) } {
@@ -412,6 +430,10 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         let (src, srcsize) = lazy
             .as_ref()
             .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
+        if let Kind::Decompress(d) = &mut c.kind {
+            // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
+            unsafe { show_plugins_schunk(c.dparams.schunk, &mut d.schunk) };
+        }
         // SAFETY: forwarded caller contract.
         unsafe {
             getitem_with(
@@ -457,6 +479,10 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         let (src, srcsize) = lazy
             .as_ref()
             .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
+        if let Kind::Decompress(d) = &mut c.kind {
+            // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
+            unsafe { show_plugins_schunk(c.dparams.schunk, &mut d.schunk) };
+        }
         // SAFETY: forwarded caller contract.
         unsafe {
             getitem_with(

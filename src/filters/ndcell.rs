@@ -371,6 +371,68 @@ pub(crate) mod tests {
         }
     }
 
+    /// The plugins through the chunk pipeline of a b2nd array: whole reads,
+    /// partial reads (single blocks decoded) and NDMEAN's lossy means.
+    #[test]
+    fn plugins_in_b2nd_arrays() {
+        use crate::b2nd::{Array, Params};
+        use crate::chunk::header::filter_id;
+        use crate::chunk::CParams;
+        use crate::schunk::Storage;
+        let shape = [37i64, 45];
+        let p = Params::new(&shape, &[20, 24], &[8, 8]);
+        // (compcode, compcode_meta, filter, filter_meta, typesize)
+        for (cc, cm, f, fm, ts) in [
+            (5u8, 0u8, ID, 3u8, 4i32),
+            (32, 4, 0, 0, 1),
+            (32, 8, ID, 4, 1),
+            (1, 0, super::super::ndmean::ID, 2, 8),
+            (0, 0, ID, 2, 2),
+        ] {
+            let mut filters = [0u8; 6];
+            let mut filters_meta = [0u8; 6];
+            filters[0] = f;
+            filters_meta[0] = fm;
+            filters[5] = if ts > 1 { filter_id::SHUFFLE } else { 0 };
+            let st = Storage {
+                contiguous: true,
+                cparams: CParams {
+                    compcode: cc,
+                    compcode_meta: cm,
+                    typesize: ts,
+                    filters,
+                    filters_meta,
+                    ..CParams::default()
+                },
+                ..Storage::default()
+            };
+            let n = 37 * 45 * ts as usize;
+            let src: Vec<u8> = (0..n)
+                .map(|i| {
+                    let item = i / ts as usize;
+                    ((item / 45 / 3 + item % 45 / 5) % 7) as u8 * (i % ts as usize == 0) as u8
+                })
+                .collect();
+            let a = Array::from_cbuffer(st, &p, &src).unwrap();
+            let mut all = vec![0u8; n];
+            a.to_cbuffer(&mut all).unwrap();
+            let lossy = f == super::super::ndmean::ID;
+            if !lossy {
+                assert_eq!(all, src, "codec {cc}/{cm} filter {f}/{fm}");
+            }
+            let t = ts as usize;
+            let mut part = vec![0u8; 8 * 11 * t];
+            a.get_slice_cbuffer(&[3, 9], &[11, 20], &mut part, &[8, 11])
+                .unwrap();
+            for i in 0..8 {
+                for j in 0..11 {
+                    let at = ((3 + i) * 45 + 9 + j) * t;
+                    assert_eq!(&part[(i * 11 + j) * t..][..t], &all[at..at + t]);
+                }
+            }
+        }
+    }
+
     #[test]
     fn rejects_bad_geometry() {
         let g = geom(&[4, 4]);
