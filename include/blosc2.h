@@ -1805,19 +1805,22 @@ BLOSC_EXPORT int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *
 // `schunk` is live; `names` has room for `nvlmetalayers` pointers.
 BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
 
-// Frame locking is a no-op for now: a handle never shares its state.
+// Take the frame lock exclusively across several calls (re-entrant; a
+// no-op returning 0 unless locking is on for this handle).
 //
 // # Safety
 // `schunk` is NULL or live.
 BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
 
-// See `blosc2_schunk_lock`.
+// Release the lock taken by `blosc2_schunk_lock`.
 //
 // # Safety
 // `schunk` is NULL or live.
 BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
 
-// Nothing is cached across handles yet, so there is nothing to refresh.
+// Re-read counters, chunk index and metalayers of a frame on disk that
+// another handle (or process) changed: 1 when something changed, 0 when
+// already current (and for super-chunks in memory), negative on errors.
 //
 // # Safety
 // `schunk` is NULL or live.

@@ -43,7 +43,7 @@ impl Default for Storage {
 }
 
 /// Where one chunk's bytes are.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 enum Slot {
     Data(Vec<u8>),
     /// A whole-chunk special value, stored as a special offset in frames.
@@ -54,7 +54,7 @@ enum Slot {
     File(i64),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Entry {
     slot: Slot,
     nbytes: i32,
@@ -121,6 +121,8 @@ pub struct SuperChunk {
     /// fails) and those it made unused (removed once it succeeds).
     created: Vec<PathBuf>,
     obsolete: Vec<PathBuf>,
+    /// The frame lock, when locking is on (see [`Self::enable_locking`]).
+    lock: Option<lock::FrameLock>,
 }
 
 /// What a failed operation restores.
@@ -178,7 +180,101 @@ impl SuperChunk {
             repeat_index: false,
             created: Vec::new(),
             obsolete: Vec::new(),
+            lock: None,
         }
+    }
+
+    /// Serialize this handle's accesses to its frame on disk with other
+    /// handles' (and processes') that do the same (no-op in memory).
+    pub fn enable_locking(&mut self) {
+        let side = match &self.backing {
+            Backing::File { path, .. } => lock::sidecar(path, false),
+            Backing::Dir { path } => lock::sidecar(path, true),
+            _ => return,
+        };
+        self.lock = Some(lock::FrameLock::new(side));
+    }
+
+    pub fn locking(&self) -> bool {
+        self.lock.is_some()
+    }
+
+    /// Take the frame lock exclusively across several operations
+    /// (`blosc2_schunk_lock`; re-entrant, no-op without locking). State
+    /// another handle changed meanwhile is read back first.
+    pub fn lock(&mut self) -> Result<()> {
+        self.take_lock(true).map(|_| ())
+    }
+
+    /// Release what [`Self::lock`] took.
+    pub fn unlock(&mut self) -> Result<()> {
+        match &mut self.lock {
+            Some(l) => l.release(),
+            None => Ok(()),
+        }
+    }
+
+    /// Take the lock if locking is on; whether the state was read back
+    /// because another handle changed the frame.
+    fn take_lock(&mut self, exclusive: bool) -> Result<bool> {
+        let Some(l) = &mut self.lock else {
+            return Ok(false);
+        };
+        if l.acquire(exclusive)? {
+            return match self.reload() {
+                Ok(changed) => Ok(changed),
+                Err(e) => {
+                    let _ = self.unlock();
+                    Err(e)
+                }
+            };
+        }
+        Ok(false)
+    }
+
+    /// Re-read counters, chunk index and metalayers from the frame on disk
+    /// when another handle changed it (`blosc2_schunk_refresh`); returns
+    /// whether anything changed. A no-op in memory.
+    pub fn refresh(&mut self) -> Result<bool> {
+        if !matches!(self.backing, Backing::File { .. } | Backing::Dir { .. }) {
+            return Ok(false);
+        }
+        let reloaded = self.take_lock(false)?;
+        let r = self.reload();
+        self.unlock()?;
+        Ok(r? || reloaded)
+    }
+
+    /// Adopt what the frame on disk holds now; whether it differed.
+    fn reload(&mut self) -> Result<bool> {
+        let (path, base) = match &self.backing {
+            Backing::File { path, base, .. } => (path.clone(), *base),
+            Backing::Dir { path } => (path.clone(), 0),
+            _ => return Ok(false),
+        };
+        let fresh = SuperChunk::open(&path, base, self.io.clone())?;
+        let same = fresh.entries == self.entries
+            && fresh.nbytes == self.nbytes
+            && fresh.cbytes == self.cbytes
+            && fresh.chunksize == self.chunksize
+            && fresh.metalayers == self.metalayers
+            && fresh.vlmetalayers == self.vlmetalayers
+            && fresh.frame_len().ok() == self.frame_len().ok();
+        if same {
+            return Ok(false);
+        }
+        self.entries = fresh.entries;
+        self.nbytes = fresh.nbytes;
+        self.cbytes = fresh.cbytes;
+        self.chunksize = fresh.chunksize;
+        self.flags2 = fresh.flags2;
+        self.metalayers = fresh.metalayers;
+        self.vlmetalayers = fresh.vlmetalayers;
+        self.backing = fresh.backing;
+        self.repeat_index = false;
+        // the file may have been replaced: read through a new stream
+        *self.reader.lock().map_err(|_| Error::Failure)? = None;
+        Ok(true)
     }
 
     /// Run a mutation as one step: if it fails, the super-chunk is as it
@@ -186,6 +282,15 @@ impl SuperChunk {
     /// chunk files it wrote are removed; if it succeeds, chunk files it made
     /// unused are.
     fn transact<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.take_lock(true)?;
+        let r = self.transact_locked(f);
+        let u = self.unlock();
+        let v = r?;
+        u?;
+        Ok(v)
+    }
+
+    fn transact_locked<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         // chunks held in memory are never lost half-way: no copy needed
         let snap =
             matches!(self.backing, Backing::File { .. } | Backing::Dir { .. }).then(|| Snapshot {
@@ -1806,6 +1911,7 @@ fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>>
 }
 
 mod lazy;
+mod lock;
 
 #[cfg(test)]
 mod tests;

@@ -242,6 +242,27 @@ unsafe fn c_name<'a>(p: *const c_char) -> Option<&'a str> {
     unsafe { CStr::from_ptr(p) }.to_str().ok()
 }
 
+/// Whether frames opened or created with `io` lock their file: asked for
+/// in the filesystem backend's parameters, or for every such frame by a
+/// non-empty `BLOSC_LOCKING` other than "0", as the reference does.
+///
+/// # Safety
+/// `io.params` is NULL or, for the filesystem backend, a valid
+/// `blosc2_stdio_params`.
+unsafe fn locking_requested(io: &blosc2_io) -> bool {
+    if io.id as c_int != super::consts::BLOSC2_IO_FILESYSTEM {
+        return false;
+    }
+    // SAFETY: NULL or valid per the contract.
+    let asked = unsafe {
+        io.params
+            .cast::<super::types::blosc2_stdio_params>()
+            .as_ref()
+    }
+    .is_some_and(|p| p.locking);
+    asked || std::env::var_os("BLOSC_LOCKING").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// Resolve a `blosc2_io` to a backend.
 fn backend(io: &blosc2_io) -> Result<std::sync::Arc<dyn crate::io::Backend>, Error> {
     super::io::backend_for(io)
@@ -276,7 +297,7 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
         let urlpath = unsafe { c_path(st.urlpath) };
         finish((|| {
             let eff = effective_cparams(cp).ok_or(Error::InvalidParam)?;
-            let core = SuperChunk::new(Storage {
+            let mut core = SuperChunk::new(Storage {
                 contiguous: st.contiguous,
                 urlpath,
                 cparams: core_cparams(&eff),
@@ -286,6 +307,10 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
                 },
                 io: backend(&io)?,
             })?;
+            // SAFETY: the storage's io is valid per the contract.
+            if unsafe { locking_requested(&io) } {
+                core.enable_locking();
+            }
             Ok(Handle::new(core, cp, dp, io))
         })())
     })
@@ -383,7 +408,11 @@ unsafe fn open_with(
         return ptr::null_mut();
     }
     let r = (|| {
-        let core = SuperChunk::open(&path, offset as u64, backend(&io)?)?;
+        let mut core = SuperChunk::open(&path, offset as u64, backend(&io)?)?;
+        // SAFETY: `udio` is valid per the contract.
+        if unsafe { locking_requested(&io) } {
+            core.enable_locking();
+        }
         Ok(adopt(core, io))
     })();
     if r.is_err() {
@@ -1411,43 +1440,43 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
     })
 }
 
-/// Frame locking is a no-op for now: a handle never shares its state.
+/// Take the frame lock exclusively across several calls (re-entrant; a
+/// no-op returning 0 unless locking is on for this handle).
 ///
 /// # Safety
 /// `schunk` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
-    if schunk.is_null() {
-        Error::NullPointer.code()
-    } else {
-        0
-    }
+    ffi_int!("blosc2_schunk_lock", {
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |h| h.core.lock().map(|()| 0i64)) as c_int }
+    })
 }
 
-/// See `blosc2_schunk_lock`.
+/// Release the lock taken by `blosc2_schunk_lock`.
 ///
 /// # Safety
 /// `schunk` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
-    if schunk.is_null() {
-        Error::NullPointer.code()
-    } else {
-        0
-    }
+    ffi_int!("blosc2_schunk_unlock", {
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |h| h.core.unlock().map(|()| 0i64)) as c_int }
+    })
 }
 
-/// Nothing is cached across handles yet, so there is nothing to refresh.
+/// Re-read counters, chunk index and metalayers of a frame on disk that
+/// another handle (or process) changed: 1 when something changed, 0 when
+/// already current (and for super-chunks in memory), negative on errors.
 ///
 /// # Safety
 /// `schunk` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
-    if schunk.is_null() {
-        Error::NullPointer.code()
-    } else {
-        0
-    }
+    ffi_int!("blosc2_schunk_refresh", {
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |h| h.core.refresh().map(i64::from)) as c_int }
+    })
 }
 
 /// Items at `coords` (item indices) into `buffer`, one after the other.

@@ -1159,3 +1159,62 @@ fn failed_writes_leave_the_previous_frame() {
         let _ = std::fs::remove_dir_all(&work);
     }
 }
+
+#[test]
+fn refresh_and_locking_between_handles() {
+    for contiguous in [true, false] {
+        for locking in [false, true] {
+            let p = tmp(&format!("swmr-{contiguous}-{locking}.b2frame"));
+            let mut w = SuperChunk::new(Storage {
+                contiguous,
+                urlpath: Some(p.clone()),
+                cparams: CParams {
+                    typesize: 4,
+                    ..CParams::default()
+                },
+                ..Storage::default()
+            })
+            .unwrap();
+            if locking {
+                w.enable_locking();
+            }
+            w.append_buffer(&sample(4000, 3)).unwrap();
+            let mut r = SuperChunk::open(&p, 0, crate::io::default_backend()).unwrap();
+            if locking {
+                r.enable_locking();
+            }
+            assert!(!r.refresh().unwrap() || locking);
+            assert!(!r.refresh().unwrap());
+            for i in 0..3 {
+                w.append_buffer(&sample(4000, 5 + i)).unwrap();
+                assert!(r.refresh().unwrap());
+                assert!(!r.refresh().unwrap());
+                assert_eq!(content_of(&r).unwrap(), content_of(&w).unwrap());
+            }
+            w.vlmeta_add("x", b"y", None).unwrap();
+            assert!(r.refresh().unwrap());
+            assert_eq!(r.vlmeta_get("x").unwrap(), b"y");
+            // an update through the reader is seen by the writer's next call
+            let c = r.compress(&sample(4000, 77)).unwrap();
+            r.update_chunk(0, &c).unwrap();
+            w.refresh().unwrap();
+            assert_eq!(content_of(&r).unwrap(), content_of(&w).unwrap());
+            // the bracket is re-entrant, and mutations nest in it
+            w.lock().unwrap();
+            w.lock().unwrap();
+            w.append_buffer(&sample(4000, 9)).unwrap();
+            w.unlock().unwrap();
+            w.append_buffer(&sample(4000, 10)).unwrap();
+            w.unlock().unwrap();
+            assert!(r.refresh().unwrap());
+            assert_eq!(r.nchunks(), 6);
+            assert_eq!(content_of(&r).unwrap(), content_of(&w).unwrap());
+            drop((w, r));
+            let _ = std::fs::remove_file(&p);
+            let _ = std::fs::remove_dir_all(&p);
+            let mut side = p.into_os_string();
+            side.push(".b2lock");
+            let _ = std::fs::remove_file(side);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Opt-in locking of frames on disk, so one process can change a frame
+//! while others read it. The lock is an advisory `flock` on a sidecar file
+//! (`<frame>.b2lock` beside a contiguous frame, `.b2lock` inside a sparse
+//! one), as the reference 3.x uses: readers share it, writers hold it
+//! alone. The sidecar also holds a change counter at byte 8 that every
+//! writer bumps, so a handle learns that another one changed the frame.
+
+use crate::error::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Where the change counter sits in the sidecar.
+const SEQ_AT: u64 = 8;
+
+/// The sidecar lock file of the frame at `urlpath`.
+pub fn sidecar(urlpath: &Path, sparse: bool) -> PathBuf {
+    if sparse {
+        urlpath.join(".b2lock")
+    } else {
+        let mut s = urlpath.as_os_str().to_owned();
+        s.push(".b2lock");
+        PathBuf::from(s)
+    }
+}
+
+/// One handle's lock on a frame; re-entrant.
+pub struct FrameLock {
+    path: PathBuf,
+    file: Option<File>,
+    depth: u32,
+    /// The change counter as this handle last left or saw it.
+    seq: u64,
+}
+
+impl FrameLock {
+    pub fn new(path: PathBuf) -> FrameLock {
+        FrameLock {
+            path,
+            file: None,
+            depth: 0,
+            seq: 0,
+        }
+    }
+
+    /// Take the lock (nested calls only count). Returns whether another
+    /// handle changed the frame since this one last held it.
+    pub fn acquire(&mut self, exclusive: bool) -> Result<bool> {
+        if self.depth > 0 {
+            self.depth += 1;
+            return Ok(false);
+        }
+        if self.file.is_none() {
+            let f = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&self.path)
+                .map_err(|_| Error::Lock)?;
+            self.file = Some(f);
+        }
+        let f = self.file.as_ref().ok_or(Error::Lock)?;
+        if exclusive {
+            f.lock().map_err(|_| Error::Lock)?;
+        } else {
+            f.lock_shared().map_err(|_| Error::Lock)?;
+        }
+        let mut b = [0u8; 8];
+        // a fresh (short) sidecar counts as 0
+        let seq = match f.read_at(&mut b, SEQ_AT) {
+            Ok(8) => u64::from_ne_bytes(b),
+            Ok(_) => 0,
+            Err(_) => {
+                let _ = f.unlock();
+                return Err(Error::Lock);
+            }
+        };
+        let now = if exclusive { seq.wrapping_add(1) } else { seq };
+        if exclusive && f.write_all_at(&now.to_ne_bytes(), SEQ_AT).is_err() {
+            let _ = f.unlock();
+            return Err(Error::Lock);
+        }
+        let changed = seq != self.seq;
+        self.seq = now;
+        self.depth = 1;
+        Ok(changed)
+    }
+
+    pub fn release(&mut self) -> Result<()> {
+        if self.depth == 0 {
+            return Ok(());
+        }
+        self.depth -= 1;
+        if self.depth > 0 {
+            return Ok(());
+        }
+        match &self.file {
+            Some(f) => f.unlock().map_err(|_| Error::Lock),
+            None => Ok(()),
+        }
+    }
+}
