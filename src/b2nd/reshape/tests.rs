@@ -12,6 +12,7 @@ use super::super::geometry::{strides, unravel};
 use crate::chunk::CParams;
 use crate::error::Error;
 use crate::schunk::Storage;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 struct Rng(u64);
 impl Rng {
@@ -102,6 +103,26 @@ fn check(a: &Array, m: &Model, what: &str) {
     }
 }
 
+/// Name prefix of this test thread's on-disk arrays.
+fn disk_prefix() -> String {
+    let t = format!("{:?}", std::thread::current().id());
+    let t: String = t.chars().filter(|c| c.is_ascii_digit()).collect();
+    format!("b2nd-reshape-{}-{}-", std::process::id(), t)
+}
+
+/// Remove this test thread's on-disk arrays.
+fn cleanup() {
+    let prefix = disk_prefix();
+    if let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) {
+        for e in dir.flatten() {
+            if e.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_file(e.path());
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
 fn random_array(r: &mut Rng, ndim: usize, ts: usize, shape: Option<Vec<i64>>) -> (Array, Model) {
     let max_items: i64 = 3000;
     let mut shape = shape.unwrap_or_else(|| {
@@ -134,8 +155,22 @@ fn random_array(r: &mut Rng, ndim: usize, ts: usize, shape: Option<Vec<i64>>) ->
         .collect();
     let bs: Vec<i32> = cs.iter().map(|&c| r.range(1, c as i64) as i32).collect();
     let params = Params::new(&shape, &cs, &bs);
+    // one array in four lives on disk: a frame file or a sparse directory
+    let kind = r.range(0, 7);
+    let urlpath = (kind >= 6).then(|| {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "{}{}",
+            disk_prefix(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+        p
+    });
     let storage = Storage {
-        contiguous: r.coin(),
+        contiguous: kind % 2 == 0,
+        urlpath,
         cparams: CParams {
             typesize: ts as i32,
             clevel: 5,
@@ -239,6 +274,7 @@ fn resize_matches_model() {
             assert_eq!(a.schunk().nchunks(), a.geometry().nchunks());
         }
     }
+    cleanup();
 }
 
 #[test]
@@ -252,6 +288,7 @@ fn resize_rejects_unaligned_inner_changes() {
     }
     assert_eq!(a.resize(&[25], Some(&[21])), Err(Error::InvalidParam));
     assert_eq!(a.resize(&[25, 1], None), Err(Error::InvalidParam));
+    cleanup();
 }
 
 fn slab_values(r: &mut Rng, n: usize, ts: usize) -> Vec<u64> {
@@ -339,6 +376,7 @@ fn insert_append_delete_match_model() {
             }
         }
     }
+    cleanup();
 }
 
 #[test]
@@ -441,6 +479,7 @@ fn concatenate_matches_model() {
             check(&a, &want, &what);
         }
     }
+    cleanup();
 }
 
 #[test]
@@ -469,6 +508,7 @@ fn concatenate_checks() {
         Some(Error::InvalidParam)
     );
     assert!(a.concatenate(&b, 1, st(), &[2, 2], &[1, 1]).is_ok());
+    cleanup();
 }
 
 #[test]
@@ -510,6 +550,7 @@ fn squeeze_and_expand_keep_items() {
             assert_eq!(a.squeeze_index(&idx).err(), Some(Error::InvalidIndex));
         }
     }
+    cleanup();
 }
 
 #[test]
@@ -531,6 +572,7 @@ fn expand_dims_checks() {
         Some(Error::InvalidParam)
     );
     assert_eq!(a.expand_dims(&[false]).err(), Some(Error::InvalidParam));
+    cleanup();
 }
 
 fn random_selection(r: &mut Rng, shape: &[i64]) -> Vec<Vec<i64>> {
@@ -591,6 +633,7 @@ fn orthogonal_selection_matches_model() {
             check(&a, &m, &format!("{what}: after set"));
         }
     }
+    cleanup();
 }
 
 #[test]
@@ -623,6 +666,7 @@ fn orthogonal_selection_checks() {
     assert_eq!(&big[0..4], item(5, 6));
     assert_eq!(&big[4..8], item(5, 1));
     assert_eq!(&big[32..36], item(0, 6));
+    cleanup();
 }
 
 #[test]
@@ -661,4 +705,5 @@ fn sparse_gather_matches_model() {
             Err(Error::InvalidParam)
         );
     }
+    cleanup();
 }
