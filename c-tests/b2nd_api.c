@@ -308,6 +308,8 @@ int main(void) {
     CHECK_EQ_INT(fmt, 0);
     CHECK(dtype != NULL && strcmp(dtype, "<f8") == 0);
     free(dtype);
+    /* without the dtype outputs, reading stops after the shapes */
+    CHECK_EQ_INT(b2nd_deserialize_meta(smeta, len, &nd, sh, c, b, NULL, NULL), 3 + 28 + 32);
     /* the inline reader agrees */
     dtype = NULL;
     CHECK_EQ_INT(b2nd_deserialize_meta_inline(smeta, len, &nd, sh, c, b, &dtype, &fmt), len);

@@ -1280,6 +1280,16 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
         }
         // SAFETY: `smeta_len` readable bytes per the contract.
         let buf = unsafe { std::slice::from_raw_parts(smeta, smeta_len as usize) };
+        // without the dtype outputs the reference stops after the shapes,
+        // never looking at what follows
+        let want_dtype = !dtype.is_null() && !dtype_format.is_null();
+        let shapes_len = |n: usize| 3 + (1 + 9 * n) + 2 * (1 + 5 * n);
+        let buf = match buf.get(2) {
+            Some(&n) if !want_dtype && (n as usize) <= B2ND_MAX_DIM => {
+                &buf[..buf.len().min(shapes_len(n as usize))]
+            }
+            _ => buf,
+        };
         let (m, used) = match meta::deserialize(buf) {
             Ok(x) => x,
             Err(e) => return err(e),
@@ -1292,9 +1302,8 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
             ptr::copy_nonoverlapping(m.chunkshape.as_ptr(), chunkshape, n);
             ptr::copy_nonoverlapping(m.blockshape.as_ptr(), blockshape, n);
         }
-        if dtype.is_null() || dtype_format.is_null() {
-            // without the dtype outputs the reference stops before it
-            return (3 + (1 + 9 * n) + 2 * (1 + 5 * n)) as c_int;
+        if !want_dtype {
+            return used as c_int;
         }
         // SAFETY: writable per the contract.
         unsafe {
