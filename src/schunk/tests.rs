@@ -300,7 +300,7 @@ fn be(v: &mut [u8], at: usize, bytes: &[u8]) {
 fn opens_and_reads(buf: &[u8]) -> Result<()> {
     let sc = SuperChunk::from_buffer(buf, false)?;
     for i in 0..sc.nchunks() {
-        let mut out = vec![0u8; sc.chunksize().max(0) as usize];
+        let mut out = vec![0u8; sc.entries[i as usize].nbytes.max(0) as usize];
         sc.decompress_chunk(i, &mut out)?;
     }
     for m in &sc.vlmetalayers {
@@ -1217,4 +1217,54 @@ fn refresh_and_locking_between_handles() {
             let _ = std::fs::remove_file(side);
         }
     }
+}
+
+#[test]
+fn malformed_variable_size_frames_are_errors() {
+    let mut sc = SuperChunk::new(Storage {
+        contiguous: true,
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    })
+    .unwrap();
+    let a = sc.compress(&sample(4000, 3)).unwrap();
+    let b = sc.compress(&sample(1200, 5)).unwrap();
+    sc.append_chunk(&a).unwrap();
+    sc.append_chunk(&b).unwrap();
+    sc.append_chunk(&a).unwrap();
+    assert_eq!(sc.chunksize(), 0);
+    let data: Vec<u8> = [&a[..], &b[..], &a[..]].concat();
+    let good = [0, a.len() as i64, (a.len() + b.len()) as i64];
+    let build = |nbytes: i64, chunksize: i32, offsets: &[i64]| {
+        let mut h = sc.frame_header(false, data.len() as i64);
+        h.nbytes = nbytes;
+        h.chunksize = chunksize;
+        cframe::encode_frame(&h, &[], &[], offsets, &data, &index::Style::Fresh).unwrap()
+    };
+    let zero = index::special_offset(Special::Zero);
+    // the frame as written reads back
+    let f = build(9200, 0, &good);
+    opens_and_reads(&f).unwrap();
+    for (what, f) in [
+        ("total too big", build(9204, 0, &good)),
+        ("total too small", build(9196, 0, &good)),
+        ("negative chunksize", build(9200, -5, &good)),
+        ("offset past the data", build(9200, 0, &[0, 999_999, 0])),
+        ("offset inside a chunk", build(9200, 0, &[0, 7, 0])),
+        ("two special chunks", build(9200, 0, &[0, zero, zero])),
+        ("special larger than left", build(4000, 0, &[0, zero, 0])),
+    ] {
+        let r = SuperChunk::from_buffer(&f, false).and_then(|sc| opens_and_reads(&sc.to_frame()?));
+        assert!(r.is_err(), "{what}");
+    }
+    // one special chunk takes what the others leave
+    let f = build(9200 - 1200 + 640, 0, &[0, zero, 0]);
+    let back = SuperChunk::from_buffer(&f, false).unwrap();
+    assert_eq!(back.entries[1].nbytes, 640);
+    let mut out = vec![1u8; 640];
+    back.decompress_chunk(1, &mut out).unwrap();
+    assert!(out.iter().all(|&x| x == 0));
 }
