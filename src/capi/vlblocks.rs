@@ -8,7 +8,7 @@
 
 use super::boundary::{err, ffi_int, trace_error};
 use super::context::{Context, Kind};
-use super::ptr::{chunk_slice, in_slice, out_slice};
+use super::ptr::{in_slice, out_slice};
 use super::types::{blosc2_context, blosc2_schunk};
 use crate::chunk::header::MAX_BUFFERSIZE;
 use crate::chunk::vlblocks::{VlChunk, VlScratch};
@@ -18,14 +18,15 @@ use std::ffi::c_int;
 use std::os::raw::c_void;
 use std::ptr;
 
-/// The chunk at `src`: at most `srcsize` bytes, and no more than its own
-/// `cbytes` says (a negative size reads as an empty buffer).
+/// The `srcsize` bytes at `src` (a negative size reads as an empty buffer).
+/// Unlike the Blosc1 calls, these take the buffer's real size, and upstream
+/// checks the block starts against it rather than against `cbytes`.
 ///
 /// # Safety
 /// `src` is non-NULL and has `srcsize` readable bytes.
 unsafe fn chunk_at<'a>(src: *const c_void, srcsize: i32) -> Result<&'a [u8], Error> {
     // SAFETY: forwarded caller contract; a negative size reads nothing.
-    unsafe { chunk_slice(src, srcsize.max(0) as usize) }
+    Ok(unsafe { in_slice(src, srcsize.max(0) as usize) })
 }
 
 /// A malloc()ed copy of block `j` (the caller frees it), and its size.
