@@ -219,6 +219,16 @@ fn plan_chunks(
     }
 }
 
+/// Chunk `n` of the array is super-chunk chunk `n` only when the
+/// super-chunk's chunks have the array's padded chunk size; a file whose
+/// metalayer disagrees with its chunks is refused rather than misread.
+fn check_chunksize(sc: &SuperChunk, chunk_nbytes: usize) -> Result<()> {
+    if sc.nchunks() > 0 && sc.chunksize() as i64 != chunk_nbytes as i64 {
+        return Err(Error::Data);
+    }
+    Ok(())
+}
+
 /// Items of the buffer (shaped `bufshape`) a box of `len` items per
 /// dimension reaches from its origin; 0 for an empty box.
 fn box_extent(bufshape: &[i64], len: &[i64]) -> Result<i64> {
@@ -347,6 +357,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         let g = &self.geom;
         let sc = self.schunk();
         let chunk_nbytes = g.chunk_nbytes(ts as i32)?;
+        check_chunksize(sc, chunk_nbytes)?;
         let bb = g.blocknitems as usize * ts;
         let nblocks = g.nblocks() as usize;
         let bshape: Vec<i64> = g.blockshape().iter().map(|&b| b as i64).collect();
@@ -411,7 +422,9 @@ impl<S: Borrow<SuperChunk>> Array<S> {
             } else {
                 chunkbuf.resize(chunk_nbytes, 0);
                 if nb == nblocks {
-                    sc.decompress_chunk(plan.nchunk, &mut chunkbuf)?;
+                    if sc.decompress_chunk(plan.nchunk, &mut chunkbuf)? != chunk_nbytes {
+                        return Err(Error::Data);
+                    }
                 } else {
                     let c = sc.chunk(plan.nchunk)?;
                     let h = ChunkHeader::read(&c)?;
@@ -427,7 +440,9 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                         }
                         d.set_maskout(&mask);
                     }
-                    d.decompress(&c, &mut chunkbuf)?;
+                    if d.decompress(&c, &mut chunkbuf)? != chunk_nbytes {
+                        return Err(Error::Data);
+                    }
                 }
                 for part in &plan.blocks {
                     let j = part.nblock as usize;
@@ -521,6 +536,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
         }
         let g = self.geom.clone();
         let chunk_nbytes = g.chunk_nbytes(ts as i32)?;
+        check_chunksize(self.schunk(), chunk_nbytes)?;
         let bb = g.blocknitems as usize * ts;
         let bshape: Vec<i64> = g.blockshape().iter().map(|&b| b as i64).collect();
         let nd = g.ndim;
@@ -532,7 +548,9 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
                 // padding stays zero, as in the reference
                 data.fill(0);
             } else {
-                sc.decompress_chunk(plan.nchunk, &mut data)?;
+                if sc.decompress_chunk(plan.nchunk, &mut data)? != chunk_nbytes {
+                    return Err(Error::Data);
+                }
             }
             for part in &plan.blocks {
                 let j = part.nblock as usize;
