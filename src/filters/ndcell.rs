@@ -430,6 +430,23 @@ pub(crate) mod tests {
                     assert_eq!(&part[(i * 11 + j) * t..][..t], &all[at..at + t]);
                 }
             }
+            // item by item (single-item reads of blocks) and by selection
+            let coords = [0i64, 100, 1664, 777];
+            let mut sp = vec![0u8; coords.len() * t];
+            a.get_sparse_cbuffer(&coords, &mut sp).unwrap();
+            for (k, &c) in coords.iter().enumerate() {
+                assert_eq!(&sp[k * t..(k + 1) * t], &all[c as usize * t..][..t]);
+            }
+            let (rows, cols) = ([36i64, 0, 17], [44i64, 3]);
+            let mut sel = vec![0u8; 6 * t];
+            a.get_orthogonal_selection(&[&rows, &cols], &mut sel, &[3, 2])
+                .unwrap();
+            for (i, &r) in rows.iter().enumerate() {
+                for (j, &c) in cols.iter().enumerate() {
+                    let at = (r * 45 + c) as usize * t;
+                    assert_eq!(&sel[(i * 2 + j) * t..][..t], &all[at..at + t]);
+                }
+            }
         }
     }
 
