@@ -305,7 +305,8 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         Ok(out)
     }
 
-    /// The items `start..stop` as a new array in `storage` (`b2nd_get_slice`).
+    /// The items `start..stop` as a new array in `storage` (`b2nd_get_slice`;
+    /// the storage's typesize is replaced by this array's).
     pub fn get_slice(
         &self,
         storage: Storage,
@@ -316,7 +317,10 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         self.check_range(start, stop)?;
         let mut p = params.clone();
         p.shape = start.iter().zip(stop).map(|(a, b)| b - a).collect();
-        let mut out = Array::create(storage, &p, Fill::Zeros)?;
+        let mut st = storage;
+        // items are copied as they are: the new array has this item size
+        st.cparams.typesize = self.typesize();
+        let mut out = Array::create(st, &p, Fill::Zeros)?;
         self.copy_into(&mut out, start)?;
         Ok(out)
     }
