@@ -127,7 +127,10 @@ pub struct SuperChunk {
 
 /// What a failed operation restores.
 struct Snapshot {
-    entries: Vec<Entry>,
+    /// None when the operation only appends entries: then the first
+    /// `nentries` are kept (copying them all would make appends quadratic).
+    entries: Option<Vec<Entry>>,
+    nentries: usize,
     chunksize: i32,
     blocksize: i32,
     nbytes: i64,
@@ -282,19 +285,36 @@ impl SuperChunk {
     /// chunk files it wrote are removed; if it succeeds, chunk files it made
     /// unused are.
     fn transact<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.transact_with(|_| false, f)
+    }
+
+    /// [`Self::transact`] for an operation that, when `append_only` says
+    /// so (asked once the state is current), leaves the existing entries
+    /// alone.
+    fn transact_with<T>(
+        &mut self,
+        append_only: impl FnOnce(&Self) -> bool,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
         self.take_lock(true)?;
-        let r = self.transact_locked(f);
+        let append_only = append_only(self);
+        let r = self.transact_locked(append_only, f);
         let u = self.unlock();
         let v = r?;
         u?;
         Ok(v)
     }
 
-    fn transact_locked<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+    fn transact_locked<T>(
+        &mut self,
+        append_only: bool,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
         // chunks held in memory are never lost half-way: no copy needed
         let snap =
             matches!(self.backing, Backing::File { .. } | Backing::Dir { .. }).then(|| Snapshot {
-                entries: self.entries.clone(),
+                entries: (!append_only).then(|| self.entries.clone()),
+                nentries: self.entries.len(),
                 chunksize: self.chunksize,
                 blocksize: self.blocksize,
                 nbytes: self.nbytes,
@@ -319,7 +339,10 @@ impl SuperChunk {
             }
             Err(e) => {
                 if let Some(s) = snap {
-                    self.entries = s.entries;
+                    match s.entries {
+                        Some(e) => self.entries = e,
+                        None => self.entries.truncate(s.nentries),
+                    }
                     self.chunksize = s.chunksize;
                     self.blocksize = s.blocksize;
                     self.nbytes = s.nbytes;
@@ -1075,7 +1098,13 @@ impl SuperChunk {
 
     /// Append a compressed chunk; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<i64> {
-        self.transact(|s| s.append_chunk_inner(chunk))
+        // only a switch to variable-size chunks touches the other entries
+        let append_only = |s: &Self| {
+            s.chunksize <= 0
+                || ChunkHeader::read(chunk)
+                    .is_ok_and(|h| s.fits_fixed(s.entries.len(), h.nbytes, false))
+        };
+        self.transact_with(append_only, |s| s.append_chunk_inner(chunk))
     }
 
     /// Append a compressed chunk; returns the new number of chunks.
