@@ -9,6 +9,9 @@
 use blosc2::chunk::header::{filter_id, MAX_FILTERS};
 use blosc2::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 
+mod vlblocks;
+pub use vlblocks::vlblocks;
+
 /// Largest destination buffer the harness allocates, so a header claiming a
 /// huge `nbytes` cannot make the fuzzer run out of memory.
 pub const MAX_DEST: usize = 16 << 20;
