@@ -36,11 +36,17 @@ static void *reader(void *arg) {
     own = own_io ? blosc2_schunk_open_udio(own_path, own_io) : blosc2_schunk_open(own_path);
     if (own == NULL) errors[t]++;
   }
+  /* a private context per super-chunk read: lazy chunks are decoded
+   * through their super-chunk, which the context must know */
   blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-  blosc2_context *dctx = blosc2_create_dctx(dp);
+  dp.schunk = shared;
+  blosc2_context *dctx_shared = blosc2_create_dctx(dp);
+  dp.schunk = own;
+  blosc2_context *dctx_own = blosc2_create_dctx(dp);
   for (int k = 0; k < ROUNDS; k++) {
     int i = (k * 7 + t * 3) % NCH;
     blosc2_schunk *sc = (own != NULL && k % 2) ? own : shared;
+    blosc2_context *dctx = sc == own ? dctx_own : dctx_shared;
     switch (k % 5) {
       case 0:
         if (blosc2_schunk_decompress_chunk(sc, i, buf, sizeof want[0]) != (int)sizeof want[0] ||
@@ -101,7 +107,8 @@ static void *reader(void *arg) {
       }
     }
   }
-  blosc2_free_ctx(dctx);
+  blosc2_free_ctx(dctx_shared);
+  blosc2_free_ctx(dctx_own);
   if (own != NULL) blosc2_schunk_free(own);
   free(buf);
   return NULL;
