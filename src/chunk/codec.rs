@@ -29,7 +29,7 @@ pub(crate) fn compress_stream(
         (codec::ZSTD, Some(d)) => zstd::compress_with_dict(1, d, input, output),
         // built-in plugins: upstream registers them at start-up
         (ndlz::ID, _) => ndlz::encode(meta, input, output, plugin_ctx),
-        (zfp::FIRST_ID..=zfp::LAST_ID, _) => Err(zfp::unsupported(compcode)),
+        (zfp::FIRST_ID..=zfp::LAST_ID, _) => zfp::encode(compcode, meta, input, output, plugin_ctx),
         (id, _) => {
             let entry = registry::find_codec(id).ok_or(Error::CodecSupport)?;
             let rc = entry.imp.encode(input, output, meta, plugin_ctx);
@@ -65,7 +65,7 @@ pub(crate) fn decompress_stream(
         (compformat::ZSTD, Some(d)) => zstd::decompress_with_dict(d, input, output)?,
         (compformat::UDCODEC, _) if compcode == ndlz::ID => ndlz::decompress(meta, input, output)?,
         (compformat::UDCODEC, _) if (zfp::FIRST_ID..=zfp::LAST_ID).contains(&compcode) => {
-            return Err(zfp::unsupported(compcode))
+            zfp::decode(compcode, meta, input, output, plugin_ctx)?
         }
         (compformat::UDCODEC, _) => {
             let entry = registry::find_codec(compcode).ok_or(Error::CodecSupport)?;
