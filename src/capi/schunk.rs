@@ -92,6 +92,12 @@ impl Handle {
         let me: *mut blosc2_schunk = &mut h.c;
         // SAFETY: dctx was made from a Box<Context> just above.
         unsafe { (*h.c.dctx.cast::<Context>()).dparams.schunk = me.cast() };
+        // and so does cctx: the b2nd codecs (NDLZ, ZFP) read the geometry
+        // from the super-chunk when called through blosc2_compress_ctx
+        if !h.c.cctx.is_null() {
+            // SAFETY: a non-null cctx was made from a Box<Context> just above.
+            unsafe { (*h.c.cctx.cast::<Context>()).cparams.schunk = me.cast() };
+        }
         h.sync_metas();
         h.sync();
         h
