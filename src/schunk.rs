@@ -123,6 +123,9 @@ pub struct SuperChunk {
     obsolete: Vec<PathBuf>,
     /// The frame lock, when locking is on (see [`Self::enable_locking`]).
     lock: Option<lock::FrameLock>,
+    /// What this handle last saw of its frame on disk (see
+    /// [`Self::disk_mark`]), to notice changes made through other handles.
+    seen: Vec<u8>,
 }
 
 /// What a failed operation restores.
@@ -184,7 +187,40 @@ impl SuperChunk {
             created: Vec::new(),
             obsolete: Vec::new(),
             lock: None,
+            seen: Vec::new(),
         }
+    }
+
+    /// Bytes that change whenever the frame on disk does: the fixed header
+    /// of a contiguous frame (every change moves its end), the whole index
+    /// file of a sparse one. Empty in memory.
+    fn disk_mark(&self) -> Result<Vec<u8>> {
+        match &self.backing {
+            Backing::File { base, .. } => {
+                let base = *base;
+                let mut b = vec![0u8; fh::HEADER_MINLEN];
+                self.with_reader(|s| s.read_exact_at(base, &mut b))?;
+                Ok(b)
+            }
+            Backing::Dir { path } => {
+                let mut s = self.io.open(&sframe::index_path(path), Mode::Read)?;
+                let n = s.size()?;
+                crate::io::read_vec(s.as_mut(), 0, n as usize)
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Read the frame back if another handle changed it since this one
+    /// last looked (cheap when it did not).
+    fn catch_up(&mut self) -> Result<bool> {
+        if !matches!(self.backing, Backing::File { .. } | Backing::Dir { .. }) {
+            return Ok(false);
+        }
+        if self.disk_mark()? == self.seen {
+            return Ok(false);
+        }
+        self.reload()
     }
 
     /// Serialize this handle's accesses to its frame on disk with other
@@ -243,7 +279,7 @@ impl SuperChunk {
             return Ok(false);
         }
         let reloaded = self.take_lock(false)?;
-        let r = self.reload();
+        let r = self.catch_up();
         self.unlock()?;
         Ok(r? || reloaded)
     }
@@ -264,6 +300,7 @@ impl SuperChunk {
             && fresh.vlmetalayers == self.vlmetalayers
             && fresh.frame_len().ok() == self.frame_len().ok();
         if same {
+            self.seen = fresh.seen;
             return Ok(false);
         }
         self.entries = fresh.entries;
@@ -274,6 +311,7 @@ impl SuperChunk {
         self.metalayers = fresh.metalayers;
         self.vlmetalayers = fresh.vlmetalayers;
         self.backing = fresh.backing;
+        self.seen = fresh.seen;
         self.repeat_index = false;
         // the file may have been replaced: read through a new stream
         *self.reader.lock().map_err(|_| Error::Failure)? = None;
@@ -297,6 +335,12 @@ impl SuperChunk {
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
         self.take_lock(true)?;
+        // a mutation applies to the frame as it is now, not as this handle
+        // last saw it: writing a stale index would lose other handles' work
+        if let Err(e) = self.catch_up() {
+            let _ = self.unlock();
+            return Err(e);
+        }
         let append_only = append_only(self);
         let r = self.transact_locked(append_only, f);
         let u = self.unlock();
@@ -517,6 +561,7 @@ impl SuperChunk {
             let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
             sc.fill_entries(&info, Slot::File)?;
             sc.read_flags2()?;
+            sc.seen = sc.disk_mark()?;
             return Ok(sc);
         }
         let mut s = io.open(path, Mode::Read)?;
@@ -539,6 +584,7 @@ impl SuperChunk {
         *sc.reader.lock().map_err(|_| Error::Failure)? = Some(s);
         sc.fill_entries(&info, Slot::Disk)?;
         sc.read_flags2()?;
+        sc.seen = sc.disk_mark()?;
         Ok(sc)
     }
 
@@ -670,9 +716,10 @@ impl SuperChunk {
         self.io.clone()
     }
 
+    /// A chunk number in range (the reference's code otherwise).
     fn check_index(&self, n: i64) -> Result<usize> {
         if n < 0 || n >= self.nchunks() {
-            return Err(Error::InvalidIndex);
+            return Err(Error::InvalidParam);
         }
         Ok(n as usize)
     }
@@ -731,13 +778,15 @@ impl SuperChunk {
             (Slot::File(id), Backing::Dir { path, .. }) => {
                 let mut s = self.io.open(&sframe::chunk_path(path, *id), Mode::Read)?;
                 let size = s.size()?;
+                // a missing or short chunk file is a failed read, as in
+                // the reference
                 if size < EXTENDED_HEADER_LENGTH as u64 || size > i32::MAX as u64 {
-                    return Err(Error::ReadBuffer);
+                    return Err(Error::FileRead);
                 }
                 let mut v = crate::io::read_vec(s.as_mut(), 0, size as usize)?;
                 let cb = ChunkHeader::read(&v)?.cbytes as usize;
                 if cb > v.len() {
-                    return Err(Error::ReadBuffer);
+                    return Err(Error::FileRead);
                 }
                 v.truncate(cb);
                 Ok(Cow::Owned(v))
@@ -1164,7 +1213,7 @@ impl SuperChunk {
     /// Insert a chunk at position `n`; returns the new number of chunks.
     fn insert_chunk_inner(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         if n < 0 || n > self.nchunks() {
-            return Err(Error::InvalidIndex);
+            return Err(Error::InvalidParam);
         }
         if n == self.nchunks() {
             return self.append_chunk_inner(chunk);
@@ -1415,7 +1464,11 @@ impl SuperChunk {
             }
             let out = &mut dest[(pos - bstart) as usize..(pos - bstart + take) as usize];
             if in_chunk == 0 && take == e_nb {
-                self.decompress_chunk(n, out)?;
+                // a chunk shorter than the frame says would leave bytes of
+                // the slice unwritten
+                if self.decompress_chunk(n, out)? != out.len() {
+                    return Err(Error::Data);
+                }
             } else {
                 let mut scratch = self.scratch.lock().map_err(|_| Error::Failure)?;
                 let partial = self.load_range(n, in_chunk as usize, take as usize, &mut scratch)?;
@@ -1766,10 +1819,13 @@ impl SuperChunk {
                     let mut s = self.io.open(&tmp, Mode::Create)?;
                     s.write_all_at(0, &buf)?;
                     drop(s);
-                    return self.io.replace(&tmp, &dst);
+                    self.io.replace(&tmp, &dst)?;
+                } else {
+                    let mut s = self.io.open(&dst, Mode::Create)?;
+                    s.write_all_at(0, &buf)?;
                 }
-                let mut s = self.io.open(&dst, Mode::Create)?;
-                s.write_all_at(0, &buf)
+                self.seen = buf;
+                Ok(())
             }
             Backing::File {
                 path,
@@ -1792,6 +1848,7 @@ impl SuperChunk {
                     .ok_or(Error::FileWrite)?;
                 s.write_all_at(tail_at, &tail)?;
                 s.write_all_at(base, &p.header)?;
+                self.seen = p.header[..fh::HEADER_MINLEN].to_vec();
                 if let Backing::File {
                     data_len,
                     dead_tail,
@@ -1846,6 +1903,7 @@ impl SuperChunk {
                 buf.extend_from_slice(&p.trailer);
                 s.write_all_at(base, &buf)?;
                 s.truncate(base + buf.len() as u64)?;
+                self.seen = buf[..fh::HEADER_MINLEN].to_vec();
                 self.backing = Backing::File {
                     path,
                     base,

@@ -163,6 +163,10 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
             if o >= 0 && !sparse && o > h.cbytes - ext {
                 return Err(Error::InvalidHeader);
             }
+            // sparse chunk files are numbered in 32 bits
+            if sparse && o > u32::MAX as i64 {
+                return Err(Error::InvalidHeader);
+            }
         }
     }
     Ok(FrameInfo {

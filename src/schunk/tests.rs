@@ -1268,3 +1268,40 @@ fn malformed_variable_size_frames_are_errors() {
     back.decompress_chunk(1, &mut out).unwrap();
     assert!(out.iter().all(|&x| x == 0));
 }
+
+#[test]
+fn stale_handles_do_not_undo_other_writes() {
+    for contiguous in [true, false] {
+        let p = tmp(&format!("stale-{contiguous}.b2frame"));
+        let mut a = SuperChunk::new(Storage {
+            contiguous,
+            urlpath: Some(p.clone()),
+            cparams: CParams {
+                typesize: 4,
+                ..CParams::default()
+            },
+            ..Storage::default()
+        })
+        .unwrap();
+        for i in 0..8 {
+            a.append_buffer(&sample(2000, 3 + i)).unwrap();
+        }
+        let mut b = SuperChunk::open(&p, 0, crate::io::default_backend()).unwrap();
+        let z = special_of(&a, Special::Zero, 2000);
+        a.update_chunk(0, &z).unwrap();
+        // b has not looked since: its update must keep a's
+        b.update_chunk(5, &z).unwrap();
+        b.append_buffer(&sample(2000, 99)).unwrap();
+        a.delete_chunk(1).unwrap();
+        drop((a, b));
+        let r = SuperChunk::open(&p, 0, crate::io::default_backend()).unwrap();
+        let c = content_of(&r).unwrap();
+        assert_eq!(c.chunks.len(), 8, "{contiguous}");
+        assert_eq!(c.chunks[0], vec![0u8; 2000]);
+        assert_eq!(c.chunks[1], sample(2000, 5));
+        assert_eq!(c.chunks[4], vec![0u8; 2000]);
+        assert_eq!(c.chunks[7], sample(2000, 99));
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+    }
+}
