@@ -1737,8 +1737,19 @@ impl SuperChunk {
                 offsets.push(index::special_offset(k));
                 continue;
             }
+            let c = self.chunk(i as i64)?;
+            // whole-chunk special values of a plain super-chunk become
+            // special offsets, as the reference writes them (it cannot read
+            // them lazily as data); sizes must be fixed for a reader to
+            // know theirs
+            if self.chunksize > 0 {
+                if let k @ (Special::Zero | Special::Nan | Special::Uninit) = special_kind(&c)? {
+                    offsets.push(index::special_offset(k));
+                    continue;
+                }
+            }
             offsets.push(data.len() as i64);
-            data.extend_from_slice(&self.chunk(i as i64)?);
+            data.extend_from_slice(&c);
         }
         let h = self.frame_header(false, data.len() as i64);
         // a plain super-chunk is serialized afresh; frames keep the style

@@ -1305,3 +1305,26 @@ fn stale_handles_do_not_undo_other_writes() {
         let _ = std::fs::remove_dir_all(&p);
     }
 }
+
+#[test]
+fn plain_superchunks_serialize_specials_as_offsets() {
+    let mut sc = SuperChunk::new(Storage {
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    })
+    .unwrap();
+    sc.append_buffer(&sample(4000, 3)).unwrap();
+    let z = special_of(&sc, Special::Zero, 4000);
+    sc.append_chunk(&z).unwrap();
+    sc.append_buffer(&sample(4000, 5)).unwrap();
+    let f = sc.to_frame().unwrap();
+    let back = SuperChunk::from_buffer(&f, false).unwrap();
+    assert!(matches!(back.entries[1].slot, Slot::Special(Special::Zero)));
+    assert_eq!(
+        content_of(&back).unwrap().chunks,
+        vec![sample(4000, 3), vec![0u8; 4000], sample(4000, 5)]
+    );
+}
