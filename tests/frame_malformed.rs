@@ -186,6 +186,15 @@ fn scratch(tag: &str) -> PathBuf {
     ))
 }
 
+/// Removes a scratch path when dropped, also when a check panics.
+struct Cleanup(PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        remove(&self.0);
+    }
+}
+
 fn remove(p: &Path) {
     if p.is_dir() {
         let _ = std::fs::remove_dir_all(p);
@@ -283,6 +292,7 @@ fn exercise(frame: &[u8], what: &str) -> Outcome {
         }
     }
     let p = scratch("file");
+    let _cleanup = Cleanup(p.clone());
     for (how, offset) in [("file", 0usize), ("file-at-offset", 7)] {
         let mut bytes = b"PREFIX!".to_vec()[..offset].to_vec();
         bytes.extend_from_slice(frame);
@@ -638,7 +648,6 @@ fn chunk2_pos(f: &[u8]) -> usize {
 }
 
 #[test]
-#[ignore = "KNOWN-FAIL B1 (/tmp/bugs-found.md): get_slice on a file frame ignores a short chunk"]
 fn chunk_nbytes_smaller_in_file_frame() {
     // A chunk decoding to fewer bytes than the frame's chunk size: the
     // reference fails get_slice_buffer; a slice must never come back with
@@ -857,6 +866,7 @@ fn file_frame_corruption_sweep_never_panics() {
     // the same on a file (reads go through the I/O backend, chunks lazily)
     let f = good_schunk(2).to_frame().unwrap();
     let p = scratch("sweep");
+    let _cleanup = Cleanup(p.clone());
     for i in (0..f.len()).step_by(3) {
         let mut g = f.clone();
         g[i] ^= 0xa5;
@@ -873,6 +883,7 @@ fn file_frame_corruption_sweep_never_panics() {
 #[test]
 fn file_open_errors() {
     let p = scratch("missing");
+    let _cleanup = Cleanup(p.clone());
     let io = blosc2::io::default_backend();
     assert!(SuperChunk::open(&p, 0, io.clone()).is_err(), "missing file");
     std::fs::write(&p, b"").unwrap();
@@ -907,6 +918,7 @@ fn file_truncated_after_open() {
     let f = good_frame();
     let l = layout(&f);
     let p = scratch("shrink");
+    let _cleanup = Cleanup(p.clone());
     // (cut after the chunks, everything read at open time is still valid)
     for keep in [l.header_len + 40, l.header_len, 0] {
         std::fs::write(&p, &f).unwrap();
@@ -953,6 +965,7 @@ fn open_dir(dir: &Path) -> Result<SuperChunk, Error> {
 #[test]
 fn sparse_good_opens() {
     let (dir, sc) = make_sparse("good");
+    let _cleanup = Cleanup(dir.clone());
     drop(sc);
     assert!(chunk_file(&dir, 0).exists(), "chunk file naming");
     assert!(dir.join("chunks.b2frame").exists());
@@ -965,6 +978,7 @@ fn sparse_good_opens() {
 #[test]
 fn sparse_missing_chunk_file() {
     let (dir, sc) = make_sparse("missing");
+    let _cleanup = Cleanup(dir.clone());
     drop(sc);
     // chunk 1 is a special offset and has no file; chunk 2 lives in a file
     let victim = (0..NCHUNKS as u32 + 2)
@@ -989,6 +1003,7 @@ fn sparse_missing_chunk_file() {
 #[test]
 fn sparse_truncated_or_garbage_chunk_file() {
     let (dir, sc) = make_sparse("trunc");
+    let _cleanup = Cleanup(dir.clone());
     drop(sc);
     let f0 = chunk_file(&dir, 0);
     let orig = std::fs::read(&f0).unwrap();
@@ -1040,6 +1055,7 @@ fn sparse_truncated_or_garbage_chunk_file() {
 #[test]
 fn sparse_index_file_broken() {
     let (dir, sc) = make_sparse("index");
+    let _cleanup = Cleanup(dir.clone());
     drop(sc);
     let ip = dir.join("chunks.b2frame");
     let orig = std::fs::read(&ip).unwrap();
@@ -1080,11 +1096,11 @@ fn sparse_index_file_broken() {
 }
 
 #[test]
-#[ignore = "KNOWN-FAIL B2 (/tmp/bugs-found.md): sparse chunk ids >= 2^32 alias 32-bit file names"]
 fn sparse_chunk_id_beyond_u32() {
     // The reference refuses chunk numbers outside 0..=u32::MAX; taking
     // the low 32 bits would read another chunk's file.
     let (dir, sc) = make_sparse("bigid");
+    let _cleanup = Cleanup(dir.clone());
     drop(sc);
     let ip = dir.join("chunks.b2frame");
     let orig = std::fs::read(&ip).unwrap();
@@ -1105,6 +1121,7 @@ fn sparse_chunk_id_beyond_u32() {
 fn contiguous_file_is_not_a_sparse_index() {
     // a directory whose chunks.b2frame is a contiguous frame
     let dir = scratch("notsparse");
+    let _cleanup = Cleanup(dir.clone());
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("chunks.b2frame"), good_frame()).unwrap();
     assert!(open_dir(&dir).is_err());
