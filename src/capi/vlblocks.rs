@@ -165,21 +165,38 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
             trace_error!("Not enough output entries for VL-block decompression.");
             return err(Error::InvalidParam);
         }
-        let mut scratch = VlScratch::default();
+        // Every block gets its buffer first, so they can be decoded in
+        // parallel; any failure frees them all.
         let mut got: Vec<(*mut u8, usize)> = Vec::with_capacity(n);
-        for j in 0..n {
-            match malloc_block(&vl, j, d, &mut scratch) {
-                Ok(b) => got.push(b),
-                Err(e) => {
-                    for (p, _) in got {
-                        // SAFETY: allocated by malloc_block and not handed out.
-                        unsafe { libc::free(p.cast()) };
-                    }
-                    return err(e);
-                }
+        let free_all = |got: &[(*mut u8, usize)]| {
+            for &(p, _) in got {
+                // SAFETY: allocated below and not handed out.
+                unsafe { libc::free(p.cast()) };
             }
+        };
+        for len in vl.block_sizes() {
+            // SAFETY: plain allocation; every valid block has len > 0.
+            let p = unsafe { libc::malloc(len) }.cast::<u8>();
+            if p.is_null() {
+                free_all(&got);
+                return err(Error::MemoryAlloc);
+            }
+            got.push((p, len));
         }
-        for (j, (p, len)) in got.into_iter().enumerate() {
+        let outs: Vec<(usize, &mut [u8])> = got
+            .iter()
+            .enumerate()
+            // SAFETY: each buffer has `len` writable bytes and is referenced
+            // by this slice only, until decoding ends.
+            .map(|(j, &(p, len))| (j, unsafe { out_slice(p.cast(), len) }))
+            .collect();
+        let post = d.postfilter.as_deref().map(|f| (f, d.nchunk));
+        let nthreads = d.params().nthreads.max(1) as usize;
+        if let Err(e) = vl.decode_many(outs, nthreads, post) {
+            free_all(&got);
+            return err(e);
+        }
+        for (j, &(p, len)) in got.iter().enumerate() {
             // SAFETY: j < n <= maxblocks writable entries per the contract.
             unsafe {
                 *dests.add(j) = p.cast();

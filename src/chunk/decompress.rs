@@ -404,10 +404,12 @@ impl Decompressor {
         if header.is_vlblocks() {
             // the blocks come out back to back, as upstream gives them
             let post = self.postfilter.as_deref().map(|f| (f, self.nchunk));
+            let nthreads = self.params.nthreads as usize;
             return super::vlblocks::VlChunk::parse(src)?.decode_concat(
                 dest,
                 mask.as_deref(),
                 post,
+                nthreads,
             );
         }
         let view = ChunkView::parse(src)?;

@@ -51,7 +51,7 @@ pub fn nblocks(src: &[u8]) -> Result<usize> {
     Ok(h.blocksize as usize)
 }
 
-/// Where one block lives in the chunk and in the concatenated output.
+/// Where one block lives in the chunk.
 #[derive(Clone, Copy, Debug)]
 struct Span {
     /// Offset of the block's size word in the chunk.
@@ -59,8 +59,6 @@ struct Span {
     /// End of its compressed bytes (the next start, or `cbytes`).
     end: usize,
     nbytes: usize,
-    /// Where it starts in the concatenation of all blocks.
-    offset: usize,
 }
 
 /// A validated VL-block chunk, ready for decoding any of its blocks.
@@ -144,7 +142,6 @@ impl<'a> VlChunk<'a> {
                 return Err(Error::InvalidHeader);
             }
             let bn = bn as usize;
-            let offset = total;
             total = total.checked_add(bn).ok_or(Error::InvalidHeader)?;
             if total > nbytes {
                 return Err(Error::InvalidHeader);
@@ -154,7 +151,6 @@ impl<'a> VlChunk<'a> {
                 start,
                 end: next,
                 nbytes: bn,
-                offset,
             });
             prev = start;
         }
@@ -238,7 +234,7 @@ impl<'a> VlChunk<'a> {
                 offset,
                 j,
                 nchunk,
-                0,
+                scratch.tid,
                 &mut scratch.ttmp,
             )
         });
@@ -303,13 +299,15 @@ impl<'a> VlChunk<'a> {
     }
 
     /// Decode every block into `dest`, back to back (what decompressing the
-    /// chunk as a whole gives). Blocks flagged in `mask` are left untouched.
-    /// Returns the number of bytes covered (the chunk's `nbytes`).
+    /// chunk as a whole gives), on up to `nthreads` threads. Blocks flagged
+    /// in `mask` are left untouched. Returns the number of bytes covered (the
+    /// chunk's `nbytes`).
     pub fn decode_concat(
         &self,
         dest: &mut [u8],
         mask: Option<&[bool]>,
         post: Option<(&dyn Postfilter, i64)>,
+        nthreads: usize,
     ) -> Result<usize> {
         let nbytes = self.nbytes();
         if dest.len() < nbytes {
@@ -320,15 +318,70 @@ impl<'a> VlChunk<'a> {
                 return Err(Error::Data);
             }
         }
-        let mut scratch = VlScratch::default();
+        // the blocks tile dest in order, so it splits into their slices
+        let mut rest = &mut dest[..nbytes];
+        let mut outs = Vec::with_capacity(self.nblocks());
         for (j, span) in self.spans.iter().enumerate() {
-            if mask.is_some_and(|m| m[j]) {
-                continue;
+            let (out, tail) = std::mem::take(&mut rest).split_at_mut(span.nbytes);
+            rest = tail;
+            if !mask.is_some_and(|m| m[j]) {
+                outs.push((j, out));
             }
-            let out = &mut dest[span.offset..span.offset + span.nbytes];
-            self.decode_block(j, out, &mut scratch, post)?;
         }
+        self.decode_many(outs, nthreads, post)?;
         Ok(nbytes)
+    }
+
+    /// Decode the listed blocks, each into its own buffer (exactly its size),
+    /// on up to `nthreads` threads. When several blocks fail, the error of
+    /// the first one is reported, as a serial pass would.
+    pub fn decode_many(
+        &self,
+        outs: Vec<(usize, &mut [u8])>,
+        nthreads: usize,
+        post: Option<(&dyn Postfilter, i64)>,
+    ) -> Result<()> {
+        let total: usize = outs.iter().map(|(_, o)| o.len()).sum();
+        let n = nthreads.max(1).min(outs.len());
+        if n <= 1 || total < PAR_MIN_BYTES {
+            let mut scratch = VlScratch::default();
+            for (j, out) in outs {
+                self.decode_block(j, out, &mut scratch, post)?;
+            }
+            return Ok(());
+        }
+        let mut lanes: Vec<Vec<(usize, &mut [u8])>> = (0..n).map(|_| Vec::new()).collect();
+        for (i, o) in outs.into_iter().enumerate() {
+            lanes[i % n].push(o);
+        }
+        let first = std::thread::scope(|s| {
+            let handles: Vec<_> = lanes
+                .into_iter()
+                .enumerate()
+                .map(|(tid, lane)| {
+                    s.spawn(move || {
+                        let mut scratch = VlScratch {
+                            tid,
+                            ..VlScratch::default()
+                        };
+                        for (j, out) in lane {
+                            if let Err(e) = self.decode_block(j, out, &mut scratch, post) {
+                                return Some((j, e));
+                            }
+                        }
+                        None
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .filter_map(|h| h.join().unwrap_or(Some((0, Error::Failure))))
+                .min_by_key(|&(j, _)| j)
+        });
+        match first {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Decode every block into its own buffer.
@@ -351,6 +404,8 @@ pub struct VlScratch {
     s2: Vec<u8>,
     post: Vec<u8>,
     ttmp: Vec<u8>,
+    /// The worker a postfilter is told it runs on.
+    tid: usize,
 }
 
 /// Decode all blocks of a VL-block chunk, each into its own buffer.
@@ -491,42 +546,130 @@ pub fn vlcompress(
         pos = end;
     }
     let dict = dict.as_deref();
-    for (j, src) in srcs.iter().enumerate() {
-        let bsize = src.len();
-        put_i32(dest, EXTENDED_HEADER_LENGTH + 4 * j, pos as i32);
-        // the reference reserves the size word before checking any room
-        let used = pos + SIZE_WORD;
-        if used >= dest.len() {
-            return Ok(0);
-        }
-        let maxout = bsize.min(dest.len() - used);
-        let ctx = work.ctx();
-        let filtered = work.forward(src)?;
-        let mut cbytes = compress_stream(
-            params.compcode,
-            params.clevel,
-            params.compcode_meta,
-            // only the dictionary codecs can use it; the others ignore it
-            dict,
-            filtered,
-            &mut dest[used..used + maxout],
-            &ctx,
-        )?;
-        if cbytes == 0 {
-            cbytes = bsize;
-        }
-        if cbytes == bsize {
-            // incompressible: stored raw, recognised by its length
-            if used + bsize > dest.len() {
+    // With room for every block stored raw, no block is ever squeezed, so
+    // compressing them apart gives the same bytes as the serial pass.
+    let worst = srcs
+        .iter()
+        .try_fold(pos, |acc, s| acc.checked_add(SIZE_WORD + s.len()));
+    let nthreads = (params.nthreads.max(1) as usize).min(nblocks);
+    if nthreads > 1 && total >= PAR_MIN_BYTES && worst.is_some_and(|w| w <= dest.len()) {
+        pos = compress_parallel(&plan, pre, nchunk, srcs, dict, nthreads, dest, pos)?;
+    } else {
+        for (j, src) in srcs.iter().enumerate() {
+            let bsize = src.len();
+            put_i32(dest, EXTENDED_HEADER_LENGTH + 4 * j, pos as i32);
+            // the reference reserves the size word before checking any room
+            let used = pos + SIZE_WORD;
+            if used >= dest.len() {
                 return Ok(0);
             }
-            dest[used..used + bsize].copy_from_slice(filtered);
+            let maxout = bsize.min(dest.len() - used);
+            let Some(cbytes) = encode_block(&mut work, src, dict, &mut dest[used..used + maxout])?
+            else {
+                return Ok(0);
+            };
+            put_i32(dest, pos, bsize as i32);
+            pos = used + cbytes;
         }
-        put_i32(dest, pos, bsize as i32);
-        pos = used + cbytes;
     }
     header.cbytes = pos as i32;
     header.write(&mut dest[..EXTENDED_HEADER_LENGTH]);
+    Ok(pos)
+}
+
+/// Below this much data, starting threads costs more than it saves.
+const PAR_MIN_BYTES: usize = 256 << 10;
+
+/// Filter and compress one block into `out` (at most the block's size: the
+/// room the reference lends the codec). Returns the stored length, or None
+/// when the block does not fit even raw.
+fn encode_block(
+    work: &mut Work,
+    src: &[u8],
+    dict: Option<&[u8]>,
+    out: &mut [u8],
+) -> Result<Option<usize>> {
+    let bsize = src.len();
+    let p = work.plan.params;
+    let ctx = work.ctx();
+    let filtered = work.forward(src)?;
+    // only the dictionary codecs use `dict`; the others ignore it
+    let mut cbytes = compress_stream(
+        p.compcode,
+        p.clevel,
+        p.compcode_meta,
+        dict,
+        filtered,
+        out,
+        &ctx,
+    )?;
+    if cbytes == 0 {
+        cbytes = bsize;
+    }
+    if cbytes == bsize {
+        // incompressible: stored raw, recognised by its length
+        if out.len() < bsize {
+            return Ok(None);
+        }
+        out[..bsize].copy_from_slice(filtered);
+    }
+    Ok(Some(cbytes))
+}
+
+/// Compress the blocks on `nthreads` threads, each into its own staging
+/// area, then lay them out in block order after `pos`. `dest` must have room
+/// for every block stored raw. Returns the end of the chunk.
+#[allow(clippy::too_many_arguments)]
+fn compress_parallel(
+    plan: &Plan,
+    pre: Option<&dyn Prefilter>,
+    nchunk: i64,
+    srcs: &[&[u8]],
+    dict: Option<&[u8]>,
+    nthreads: usize,
+    dest: &mut [u8],
+    mut pos: usize,
+) -> Result<usize> {
+    type Lane = Result<(Vec<u8>, Vec<(usize, usize, usize)>)>;
+    let lanes: Vec<Lane> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..nthreads)
+            .map(|t| {
+                s.spawn(move || -> Lane {
+                    let mut work = Work::new(plan, pre, nchunk);
+                    let mut staging = Vec::new();
+                    // (block, where in staging, length)
+                    let mut placed = Vec::new();
+                    for j in (t..srcs.len()).step_by(nthreads) {
+                        let at = staging.len();
+                        staging.resize(at + srcs[j].len(), 0);
+                        let n = encode_block(&mut work, srcs[j], dict, &mut staging[at..])?
+                            .ok_or(Error::Failure)?;
+                        staging.truncate(at + n);
+                        placed.push((j, at, n));
+                    }
+                    Ok((staging, placed))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(Err(Error::Failure)))
+            .collect()
+    });
+    let mut lanes_ok = Vec::with_capacity(lanes.len());
+    for l in lanes {
+        lanes_ok.push(l?);
+    }
+    for (j, src) in srcs.iter().enumerate() {
+        let (staging, placed) = &lanes_ok[j % nthreads];
+        let (k, at, n) = placed[j / nthreads];
+        debug_assert_eq!(k, j);
+        put_i32(dest, EXTENDED_HEADER_LENGTH + 4 * j, pos as i32);
+        put_i32(dest, pos, src.len() as i32);
+        let used = pos + SIZE_WORD;
+        dest[used..used + n].copy_from_slice(&staging[at..at + n]);
+        pos = used + n;
+    }
     Ok(pos)
 }
 

@@ -445,3 +445,67 @@ fn upstream_vl_frames_are_read() {
         }
     }
 }
+
+/// Threads change nothing in the bytes: each block is compressed apart and
+/// laid out in order, and decoding in parallel gives the same blocks (and the
+/// first failing block's error).
+#[test]
+fn threads_give_the_same_chunk() {
+    let blocks: Vec<Vec<u8>> = (0..37)
+        .map(|i| data((i % 3) as u8, 7000 + 1999 * i, i as u64))
+        .collect();
+    let total: usize = blocks.iter().map(|b| b.len()).sum();
+    assert!(total >= PAR_MIN_BYTES);
+    for c in CODECS {
+        for use_dict in [false, true] {
+            let p = CParams {
+                use_dict,
+                ..params(c, [0, 0, 0, 0, 0, filter_id::SHUFFLE], 4)
+            };
+            let serial = compress(p.clone(), &blocks);
+            for nthreads in [2, 3, 8] {
+                let par = compress(
+                    CParams {
+                        nthreads,
+                        ..p.clone()
+                    },
+                    &blocks,
+                );
+                assert!(
+                    par == serial,
+                    "codec {c} dict {use_dict} nthreads {nthreads}"
+                );
+                let vl = VlChunk::parse(&serial).unwrap();
+                let mut flat = vec![0u8; total];
+                assert_eq!(
+                    vl.decode_concat(&mut flat, None, None, nthreads as usize),
+                    Ok(total)
+                );
+                assert!(flat == blocks.concat());
+                let mut d = Decompressor::new(DParams {
+                    nthreads,
+                    ..DParams::default()
+                });
+                let mut out = vec![0u8; total];
+                assert_eq!(d.decompress(&serial, &mut out), Ok(total));
+                assert!(out == flat);
+            }
+        }
+    }
+    // two broken blocks: the first one's error wins, with any thread count
+    let chunk = compress(params(codec::LZ4, [0; 6], 1), &blocks);
+    let mut bad = chunk.clone();
+    let s = |j: usize| le_i32(&chunk, 32 + 4 * j) as usize;
+    // text blocks (random ones are stored raw and cannot fail)
+    bad[s(3) + 4..s(3) + 40].fill(0xff);
+    bad[s(21) + 4..s(22)].fill(0);
+    for nthreads in [1, 2, 4] {
+        let vl = VlChunk::parse(&bad).unwrap();
+        let mut flat = vec![0u8; total];
+        let want = vl.decode_concat(&mut flat, None, None, 1);
+        assert!(want.is_err());
+        assert_eq!(decompress_block(&bad, 3).map(|_| ()), want.map(|_| ()));
+        assert!(decompress_block(&bad, 21).is_err());
+        assert_eq!(vl.decode_concat(&mut flat, None, None, nthreads), want);
+    }
+}
