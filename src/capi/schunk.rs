@@ -1556,12 +1556,28 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
             let is_array = ["b2nd", "caterva"]
                 .iter()
                 .any(|n| crate::metalayers::find(&h.core.metalayers, n).is_some());
-            if is_array {
-                return err(Error::InvalidParam) as i64;
-            }
-            // SAFETY: one readable value each per the contract.
-            let (a, b) = unsafe { (*start, *stop) };
-            let v = match h.core.slice_chunks(a, b) {
+            let v = if is_array {
+                // An array's start/stop hold one coordinate per dimension.
+                let arr = match crate::b2nd::Array::from_schunk(&h.core) {
+                    Ok(a) => a,
+                    Err(e) => return err(e) as i64,
+                };
+                let nd = arr.ndim();
+                // SAFETY: `ndim` readable values each, per the contract for
+                // arrays (as upstream's b2nd_get_slice_nchunks reads them).
+                let (a, b) = unsafe {
+                    (
+                        std::slice::from_raw_parts(start, nd),
+                        std::slice::from_raw_parts(stop, nd),
+                    )
+                };
+                arr.slice_chunks(a, b)
+            } else {
+                // SAFETY: one readable value each per the contract.
+                let (a, b) = unsafe { (*start, *stop) };
+                h.core.slice_chunks(a, b)
+            };
+            let v = match v {
                 Ok(v) => v,
                 Err(e) => return err(e) as i64,
             };
