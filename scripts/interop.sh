@@ -19,11 +19,11 @@
 # listed in REPORT_DIR/interop-<name>-unexpected.txt.
 #
 # Exit status: 0 when no run had unexpected failures, or when
-# INTEROP_STRICT=0 (the default: counts are reported, failures do not fail
+# INTEROP_STRICT=0 (counts are reported, failures do not fail
 # the run), 1 otherwise.
 # A missing SHARED_DIR prints "SKIP: ../shared not found (...)" and exits 0.
 #
-# Environment: SHARED_DIR, INTEROP_STRICT (0), INTEROP_SEED (1),
+# Environment: SHARED_DIR, INTEROP_STRICT (1), INTEROP_SEED (1),
 # INTEROP_TIMEOUT (per-entry seconds, 20), BLOSC2_REF_3_3_5 /
 # BLOSC2_REF_2_22_1 (reference prefixes; default scripts/fetch-reference.sh).
 set -u
@@ -39,7 +39,7 @@ mkdir -p "$report"
 report=$(cd "$report" && pwd)
 summary=$report/interop-summary.txt
 : >"$summary"
-strict=${INTEROP_STRICT:-0}
+strict=${INTEROP_STRICT:-1}
 seed=${INTEROP_SEED:-1}
 entry_timeout=${INTEROP_TIMEOUT:-20}
 unset LD_LIBRARY_PATH LD_PRELOAD

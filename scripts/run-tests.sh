@@ -8,8 +8,8 @@
 #   install       make install PREFIX=build/test-prefix (release build + files)
 #   c-tests       c-tests/run.sh on that prefix (C programs, pkg-config, CMake,
 #                 reference roundtrips, drop-in, API coverage)
-#   interop       scripts/interop.sh on that prefix (shared corpora); fatal only
-#                 with INTEROP_STRICT=1
+#   interop       scripts/interop.sh on that prefix (shared corpora); unexpected
+#                 failures are fatal unless INTEROP_STRICT=0
 #
 # Each part prints "PASS part", "FAIL part" or "SKIP part: why"; the run ends
 # with a summary block (also in build/test-summary.txt) and a last line
@@ -20,7 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 CARGO=${CARGO:-cargo}
 MAKE=${MAKE:-make}
-INTEROP_STRICT=${INTEROP_STRICT:-0}
+INTEROP_STRICT=${INTEROP_STRICT:-1}
 SHARED_DIR=${SHARED_DIR:-../shared}
 TEST_PARTS=${TEST_PARTS:-cargo-test cargo-fmt cargo-clippy install c-tests interop}
 build=$root/build
