@@ -17,6 +17,12 @@
 //! The bit stream comes from `zfp-rs`, a safe Rust port of zfp whose output
 //! is bit-for-bit the C library's on little-endian machines, so chunks are
 //! byte-identical to C-Blosc2's there.
+//!
+//! Reading part of a fixed-rate block (`blosc2_getitem*`) decodes the whole
+//! block and returns the requested items in array order. C-Blosc2 3.3.5
+//! instead decodes the single zfp cell holding the first item and copies
+//! from it in cell order, so it returns other items (or fails) when a
+//! request leaves the cell's row; that is not reproduced.
 
 use crate::error::{Error, Result};
 use crate::filters::ndcell::geometry_of;
