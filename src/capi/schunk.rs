@@ -144,8 +144,12 @@ impl Handle {
         c.cbytes = self.core.cbytes();
         c.data = ptr::null_mut();
         c.data_len = 0;
-        self.cparams.schunk = ptr::null_mut();
-        self.dparams.schunk = ptr::null_mut();
+        // As upstream, the storage's parameters name their super-chunk, so
+        // contexts made from them (blosc2_create_dctx(*sc->storage->dparams))
+        // decode its lazy chunks and give plugins its metalayers.
+        let me: *mut blosc2_schunk = &mut *c;
+        self.cparams.schunk = me.cast();
+        self.dparams.schunk = me.cast();
         *self.storage = blosc2_storage {
             contiguous: matches!(
                 self.core.kind(),
