@@ -121,6 +121,11 @@ pub struct SuperChunk {
     /// fails) and those it made unused (removed once it succeeds).
     created: Vec<PathBuf>,
     obsolete: Vec<PathBuf>,
+    /// Where the frame on disk keeps its index and trailer while the
+    /// current operation writes chunks over their old place (offset in the
+    /// chunks section, length, and whether the frame ended the file), see
+    /// [`Self::relocate_tail`].
+    relocated: Option<(i64, i64, bool)>,
     /// The frame lock, when locking is on (see [`Self::enable_locking`]).
     lock: Option<lock::FrameLock>,
     /// What this handle last saw of its frame on disk (see
@@ -186,6 +191,7 @@ impl SuperChunk {
             repeat_index: false,
             created: Vec::new(),
             obsolete: Vec::new(),
+            relocated: None,
             lock: None,
             seen: Vec::new(),
         }
@@ -371,7 +377,12 @@ impl SuperChunk {
             });
         self.created.clear();
         self.obsolete.clear();
+        self.relocated = None;
         let r = f(self);
+        // a failed operation may have left the frame on disk pointing at
+        // the moved index; `seen` still holds the old header, so the next
+        // change reads the frame back before writing
+        self.relocated = None;
         let created = std::mem::take(&mut self.created);
         let obsolete = std::mem::take(&mut self.obsolete);
         match r {
@@ -1103,17 +1114,41 @@ impl SuperChunk {
                 data_len,
                 dead_tail,
             } => {
-                // after the index and trailer the frame on disk still uses:
-                // they become a hole once the new header is written
-                let off = data_len.checked_add(*dead_tail).ok_or(Error::FileWrite)?;
+                let (base, hl) = (*base, *header_len);
                 let mut s = self.io.open(path, Mode::Update)?;
-                let pos = (*base as i64)
-                    .checked_add(*header_len)
+                if *dead_tail > 0 && self.relocated.is_none() {
+                    let (dl, dt) = (*data_len, *dead_tail);
+                    let est = dt
+                        .checked_add((self.entries.len() as i64 + 2).saturating_mul(8))
+                        .and_then(|v| v.checked_add(64))
+                        .ok_or(Error::FileWrite)?;
+                    let at = dl
+                        .checked_add(cb as i64)
+                        .and_then(|v| v.checked_add(est))
+                        .ok_or(Error::FileWrite)?;
+                    self.relocated = Some(relocate_tail(&mut *s, base, hl, dl, dt, at)?);
+                    if let Backing::File { dead_tail, .. } = &mut self.backing {
+                        *dead_tail = 0;
+                    }
+                }
+                let Backing::File { data_len, .. } = &mut self.backing else {
+                    return Err(Error::Failure);
+                };
+                // new chunks go where the index and trailer were, unless
+                // that would reach their moved copy, which the frame on
+                // disk uses until its new header is written
+                let mut off = *data_len;
+                if let Some((at, len, _)) = self.relocated {
+                    if off.checked_add(cb as i64).is_none_or(|e| e > at) {
+                        off = off.max(at + len);
+                    }
+                }
+                let pos = (base as i64)
+                    .checked_add(hl)
                     .and_then(|v| v.checked_add(off))
                     .ok_or(Error::FileWrite)?;
                 s.write_all_at(pos as u64, chunk)?;
                 *data_len = off + cb as i64;
-                *dead_tail = 0;
                 Ok(Slot::Disk(off))
             }
             Backing::Dir { path } => {
@@ -1846,9 +1881,19 @@ impl SuperChunk {
                 dead_tail,
             } => {
                 let (base, hl) = (*base, *header_len);
-                let start = data_len.checked_add(*dead_tail).ok_or(Error::FileWrite)?;
-                let p = self.parts(false, start)?;
+                let mut start = data_len.checked_add(*dead_tail).ok_or(Error::FileWrite)?;
+                let mut p = self.parts(false, start)?;
+                if let Some((at, len, _)) = self.relocated {
+                    // the new index and trailer must not overwrite the moved
+                    // ones before the header points past them
+                    let tl = (p.index.len() + p.trailer.len()) as i64;
+                    if start < at + len && start + tl > at {
+                        start = at + len;
+                        p = self.parts(false, start)?;
+                    }
+                }
                 if p.header.len() as i64 != hl {
+                    self.relocated = None;
                     return self.rewrite();
                 }
                 let mut s = self.io.open(path, Mode::Update)?;
@@ -1860,6 +1905,14 @@ impl SuperChunk {
                 s.write_all_at(tail_at, &tail)?;
                 s.write_all_at(base, &p.header)?;
                 self.seen = p.header[..fh::HEADER_MINLEN].to_vec();
+                // the moved copy is dead now: give its bytes back when the
+                // frame ended the file (a failure here only leaves them)
+                if let Some((_, _, at_end)) = self.relocated.take() {
+                    let end = tail_at + tail.len() as u64;
+                    if at_end && s.size().is_ok_and(|n| n > end) {
+                        let _ = s.truncate(end);
+                    }
+                }
                 if let Backing::File {
                     data_len,
                     dead_tail,
@@ -2013,3 +2066,39 @@ mod lock;
 
 #[cfg(test)]
 mod tests;
+
+/// Make room to write chunks where a contiguous frame's index and trailer
+/// are without ever leaving an unreadable frame: copy them (`dead_tail`
+/// bytes at `data_len` of the chunks section) to `at`, beyond where the new
+/// chunk and the new index and trailer will go, then point the header at
+/// the copy. Until the operation writes its own header, the frame on disk
+/// is the old one with a hole before its index. Without this, every change
+/// would leave its old index and trailer behind, and a file appended to
+/// n times would grow by O(n^2) index bytes.
+/// Returns the copy's place, its length and whether the frame ended the file.
+fn relocate_tail(
+    s: &mut dyn Stream,
+    base: u64,
+    hl: i64,
+    data_len: i64,
+    dead_tail: i64,
+    at: i64,
+) -> Result<(i64, i64, bool)> {
+    let from = (base as i64)
+        .checked_add(hl)
+        .and_then(|v| v.checked_add(data_len))
+        .ok_or(Error::FileWrite)?;
+    let to = (base as i64)
+        .checked_add(hl)
+        .and_then(|v| v.checked_add(at))
+        .ok_or(Error::FileWrite)?;
+    let len = usize::try_from(dead_tail).map_err(|_| Error::FileWrite)?;
+    let at_end = s.size()? == (from as u64).saturating_add(len as u64);
+    let tail = crate::io::read_vec(s, from as u64, len)?;
+    s.write_all_at(to as u64, &tail)?;
+    let mut h = crate::io::read_vec(s, base, fh::HEADER_MINLEN)?;
+    h[fh::pos::CBYTES..fh::pos::CBYTES + 8].copy_from_slice(&at.to_be_bytes());
+    fh::set_frame_len(&mut h, hl + at + dead_tail);
+    s.write_all_at(base, &h)?;
+    Ok((at, dead_tail, at_end))
+}

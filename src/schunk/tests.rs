@@ -1328,3 +1328,40 @@ fn plain_superchunks_serialize_specials_as_offsets() {
         vec![sample(4000, 3), vec![0u8; 4000], sample(4000, 5)]
     );
 }
+
+/// Appending to a frame file leaves no dead index behind: the file stays
+/// the size of the frame it holds (it grew by a whole index per append,
+/// O(n^2), when each append wrote after the old index and trailer).
+#[test]
+fn appends_to_a_file_keep_it_compact() {
+    let f = tmp("grow.b2frame");
+    let mut sc = SuperChunk::new(Storage {
+        contiguous: true,
+        urlpath: Some(f.clone()),
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    })
+    .unwrap();
+    sc.vlmeta_add("attrs", &[7u8; 300], None).unwrap();
+    let mut buf = vec![0u8; 4000];
+    for n in 0..400u32 {
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = ((i as u32 / 4).wrapping_mul(n % 7 + 1) >> ((i % 4) * 8)) as u8;
+        }
+        sc.append_buffer(&buf).unwrap();
+    }
+    let on_disk = std::fs::metadata(&f).unwrap().len() as i64;
+    assert_eq!(on_disk, sc.frame_len().unwrap());
+    let compact = sc.to_frame().unwrap().len() as i64;
+    assert!(on_disk <= compact + 64, "file {on_disk} vs frame {compact}");
+    drop(sc);
+    let r = SuperChunk::open(&f, 0, crate::io::default_backend()).unwrap();
+    assert_eq!(r.nchunks(), 400);
+    let mut out = vec![0u8; 4000];
+    r.decompress_chunk(399, &mut out).unwrap();
+    assert_eq!(out, buf);
+    let _ = std::fs::remove_file(&f);
+}
