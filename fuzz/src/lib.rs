@@ -9,7 +9,9 @@
 use blosc2::chunk::header::{filter_id, MAX_FILTERS};
 use blosc2::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 
+mod b2nd_open;
 mod vlblocks;
+pub use b2nd_open::b2nd_open;
 pub use vlblocks::vlblocks;
 
 /// Largest destination buffer the harness allocates, so a header claiming a

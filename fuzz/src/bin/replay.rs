@@ -2,7 +2,7 @@
 //! libFuzzer (or to replay a corpus/crash quickly under a debugger).
 //!
 //! ```text
-//! replay <decompress_chunk|roundtrip|open_frame|vlblocks> [--seconds S] [--seed N] PATH...
+//! replay <decompress_chunk|roundtrip|open_frame|vlblocks|b2nd_open> [--seconds S] [--seed N] PATH...
 //! replay seeds DIR
 //! ```
 //!
@@ -187,7 +187,7 @@ fn write_seeds(dir: &Path) -> std::io::Result<()> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|vlblocks> [--seconds S] [--seed N] PATH...\n       replay seeds DIR";
+    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|vlblocks|b2nd_open> [--seconds S] [--seed N] PATH...\n       replay seeds DIR";
     let Some(name) = args.first().cloned() else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -205,6 +205,7 @@ fn main() {
         "roundtrip" => blosc2_fuzz::roundtrip,
         "open_frame" => blosc2_fuzz::open_frame,
         "vlblocks" => blosc2_fuzz::vlblocks,
+        "b2nd_open" => blosc2_fuzz::b2nd_open,
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);
