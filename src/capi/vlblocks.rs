@@ -29,6 +29,28 @@ unsafe fn chunk_at<'a>(src: *const c_void, srcsize: i32) -> Result<&'a [u8], Err
     Ok(unsafe { in_slice(src, srcsize.max(0) as usize) })
 }
 
+/// The chunk at `src`, completed first when it is a lazy chunk of the
+/// context's super-chunk (`blosc2_schunk_get_lazychunk` of a frame on disk),
+/// as the reference decodes lazy VL-block chunks too.
+///
+/// # Safety
+/// `src` is non-NULL and has `srcsize` readable bytes; `schunk` is NULL or a
+/// live super-chunk.
+unsafe fn full_chunk(
+    schunk: *mut c_void,
+    src: *const c_void,
+    srcsize: i32,
+    owned: &mut Option<Vec<u8>>,
+) -> Result<&[u8], Error> {
+    // SAFETY: forwarded caller contract.
+    *owned = unsafe { super::schunk::resolve_lazy(schunk, src, srcsize, None) }?;
+    match owned {
+        Some(v) => Ok(v.as_slice()),
+        // SAFETY: forwarded caller contract.
+        None => unsafe { chunk_at(src, srcsize) },
+    }
+}
+
 /// A malloc()ed copy of block `j` (the caller frees it), and its size.
 fn malloc_block(
     vl: &VlChunk,
@@ -155,8 +177,11 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         if src.is_null() {
             return err(Error::NullPointer);
         }
+        let mut owned = None;
         // SAFETY: `srcsize` readable bytes per the contract.
-        let vl = match unsafe { chunk_at(src, srcsize) }.and_then(VlChunk::parse) {
+        let vl = match unsafe { full_chunk(c.dparams.schunk, src, srcsize, &mut owned) }
+            .and_then(VlChunk::parse)
+        {
             Ok(v) => v,
             Err(e) => return err(e),
         };
@@ -245,6 +270,7 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
 /// As `blosc2_vldecompress_block_ctx`.
 unsafe fn block_with(
     d: &Decompressor,
+    schunk: *mut c_void,
     src: *const c_void,
     srcsize: i32,
     nblock: i32,
@@ -254,8 +280,10 @@ unsafe fn block_with(
     if src.is_null() {
         return err(Error::NullPointer);
     }
+    let mut owned = None;
     // SAFETY: `srcsize` readable bytes per the contract.
-    let vl = match unsafe { chunk_at(src, srcsize) }.and_then(VlChunk::parse) {
+    let vl = match unsafe { full_chunk(schunk, src, srcsize, &mut owned) }.and_then(VlChunk::parse)
+    {
         Ok(v) => v,
         Err(e) => return err(e),
     };
@@ -306,8 +334,9 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
             trace_error!("dest and destsize must not be NULL.");
             return err(Error::InvalidParam);
         }
+        let schunk = c.dparams.schunk;
         // SAFETY: forwarded caller contract.
-        unsafe { block_with(d, src, srcsize, nblock, dest, destsize) }
+        unsafe { block_with(d, schunk, src, srcsize, nblock, dest, destsize) }
     })
 }
 
@@ -354,7 +383,17 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
             }) => {
                 // SAFETY: `chunk` holds `cbytes` bytes; the out pointers are
                 // writable per the contract.
-                unsafe { block_with(d, chunk.cast(), cbytes, nblock, dest, destsize) }
+                unsafe {
+                    block_with(
+                        d,
+                        ptr::null_mut(),
+                        chunk.cast(),
+                        cbytes,
+                        nblock,
+                        dest,
+                        destsize,
+                    )
+                }
             }
             _ => err(Error::InvalidParam),
         };
