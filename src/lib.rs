@@ -18,10 +18,10 @@ pub mod filters;
 pub(crate) mod pool;
 pub mod registry;
 
+pub mod b2nd;
 pub mod frame;
 pub mod io;
 pub mod metalayers;
 pub mod schunk;
-pub mod b2nd;
 
 pub mod capi;
