@@ -272,6 +272,17 @@ pub(crate) fn scatter(
     Ok(())
 }
 
+/// The item size the b2nd filters work with: the chunk's when encoding,
+/// the super-chunk's when decoding (as upstream's plugins read it).
+pub(crate) fn plugin_typesize(forward_dir: bool, ctx: &PluginContext) -> Result<usize> {
+    let ts = if forward_dir {
+        ctx.typesize
+    } else {
+        ctx.schunk.map_or(ctx.typesize, |s| s.typesize)
+    };
+    usize::try_from(ts).map_err(|_| Error::Failure)
+}
+
 /// The registered-filter face of NDCELL: geometry from the super-chunk.
 pub(crate) fn run(
     forward_dir: bool,
@@ -281,12 +292,7 @@ pub(crate) fn run(
     ctx: &PluginContext,
 ) -> Result<()> {
     let g = geometry_of(ctx)?;
-    let ts = if forward_dir {
-        ctx.typesize
-    } else {
-        ctx.schunk.map_or(ctx.typesize, |s| s.typesize)
-    };
-    let ts = usize::try_from(ts).map_err(|_| Error::Failure)?;
+    let ts = plugin_typesize(forward_dir, ctx)?;
     if forward_dir {
         forward(meta, &g, ts, input, output)
     } else {

@@ -10,7 +10,9 @@
 //! every dimension, as the reference does (it only matters when a cell side
 //! is clipped by a block dimension smaller than `meta`).
 
-use super::ndcell::{block_dims, for_each_cell_row, geometry_of, scatter, trace, NdGeometry};
+use super::ndcell::{
+    block_dims, for_each_cell_row, geometry_of, plugin_typesize, scatter, trace, NdGeometry,
+};
 use crate::error::{Error, Result};
 use crate::registry::PluginContext;
 
@@ -125,12 +127,7 @@ pub(crate) fn run(
     ctx: &PluginContext,
 ) -> Result<()> {
     let g = geometry_of(ctx)?;
-    let ts = if forward_dir {
-        ctx.typesize
-    } else {
-        ctx.schunk.map_or(ctx.typesize, |s| s.typesize)
-    };
-    let ts = usize::try_from(ts).map_err(|_| Error::Failure)?;
+    let ts = plugin_typesize(forward_dir, ctx)?;
     if forward_dir {
         forward(meta, &g, ts, input, output)
     } else {
