@@ -739,15 +739,7 @@ impl SuperChunk {
         let Slot::Special(kind) = e.slot else {
             return Err(Error::Failure);
         };
-        let p = CParams {
-            typesize: self.cparams.typesize,
-            blocksize: self.blocksize,
-            ..CParams::default()
-        };
-        let mut out = vec![0u8; EXTENDED_HEADER_LENGTH];
-        let n = make_special(&p, kind, e.nbytes, None, &mut out)?;
-        out.truncate(n);
-        Ok(out)
+        self.special_bytes(kind, e.nbytes)
     }
 
     fn with_reader<T>(&self, f: impl FnOnce(&mut dyn Stream) -> Result<T>) -> Result<T> {
@@ -1786,13 +1778,22 @@ impl SuperChunk {
             offsets.push(data.len() as i64);
             data.extend_from_slice(&c);
         }
-        let h = self.frame_header(false, data.len() as i64);
-        // a plain super-chunk is serialized afresh; frames keep the style
-        // of their last change
+        let mut h = self.frame_header(false, data.len() as i64);
+        // An in-memory frame is handed out as it is. The reference
+        // serializes anything else through blosc2_schunk_copy: a new frame
+        // whose chunks were appended one by one (so its index has the style
+        // appends leave) and whose new contexts record 0 compression and 1
+        // decompression threads. Doing the same makes a frame written from
+        // a super-chunk and one written again after reopening it identical.
         let style = match self.backing {
-            Backing::Chunks => index::Style::Fresh,
-            _ => self.index_style(),
+            Backing::MemFrame => self.index_style(),
+            _ if self.entries.is_empty() => index::Style::Fresh,
+            _ => index::Style::Modified,
         };
+        if !matches!(self.backing, Backing::MemFrame) {
+            h.nthreads_c = 0;
+            h.nthreads_d = 1;
+        }
         cframe::encode_frame(
             &h,
             &self.metalayers,
@@ -1867,8 +1868,19 @@ impl SuperChunk {
                     drop(s);
                     self.io.replace(&tmp, &dst)?;
                 } else {
-                    let mut s = self.io.open(&dst, Mode::Create)?;
+                    // as upstream: overwrite in place, then cut what a
+                    // longer old index left behind (user backends see the
+                    // same open/write/truncate calls as with the reference)
+                    // (an index this handle never saw is made anew: user
+                    // backends may not report a missing file on "rb+")
+                    let mode = if self.seen.is_empty() {
+                        Mode::Create
+                    } else {
+                        Mode::Update
+                    };
+                    let mut s = self.io.open(&dst, mode)?;
                     s.write_all_at(0, &buf)?;
+                    s.truncate(buf.len() as u64)?;
                 }
                 self.seen = buf;
                 Ok(())
@@ -2061,8 +2073,11 @@ fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>>
     Ok(out)
 }
 
+mod held;
 mod lazy;
 mod lock;
+
+pub use held::HeldChunk;
 
 #[cfg(test)]
 mod tests;

@@ -24,8 +24,7 @@ thread_local! {
 
 /// Apply the env overrides upstream applies on every global call; the ones
 /// that set global state do so, as upstream's do.
-fn apply_env_globals() {
-    let e = env();
+fn apply_env_globals(e: &super::env::Env) {
     if let Some(d) = e.delta {
         G_DELTA.store(d, Ordering::Relaxed);
     }
@@ -62,7 +61,7 @@ pub unsafe extern "C" fn blosc2_compress(
 ) -> c_int {
     ffi_int!("blosc2_compress", {
         let e = env();
-        apply_env_globals();
+        apply_env_globals(&e);
         let clevel = e.clevel.map(i32::from).unwrap_or(clevel);
         let doshuffle = e.shuffle.unwrap_or(doshuffle);
         let typesize = e.typesize.unwrap_or(typesize);

@@ -1,10 +1,10 @@
-//! The `BLOSC_*` environment variables upstream honours. They are read once,
-//! the first time any is needed, and then applied on every call exactly where
-//! upstream applies them (so they still win over the API, as upstream's do,
-//! without a `getenv` per call).
+//! The `BLOSC_*` environment variables upstream honours. Like upstream, they
+//! are read again on every call that honours them, so a program may set or
+//! unset one between calls (upstream's own tests do). One pass over
+//! `environ` picks out the `BLOSC_` entries, which keeps that cheap.
 
 use crate::chunk::params::SplitMode;
-use std::sync::OnceLock;
+use std::ffi::{c_char, CStr};
 
 #[derive(Default, Debug)]
 pub struct Env {
@@ -41,9 +41,45 @@ fn strtol(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// The `BLOSC_` variables of the environment, as (name after the prefix,
+/// value) pairs.
+fn blosc_vars() -> Vec<(Vec<u8>, String)> {
+    let mut out = Vec::new();
+    // SAFETY: `environ` is the process's NULL-terminated array of
+    // NUL-terminated strings. As with upstream's getenv, a concurrent
+    // setenv from another thread is the caller's race to avoid.
+    unsafe {
+        let mut p = libc::environ as *const *const c_char;
+        if p.is_null() {
+            return out;
+        }
+        while !(*p).is_null() {
+            let entry = CStr::from_ptr(*p).to_bytes();
+            p = p.add(1);
+            let Some(rest) = entry.strip_prefix(b"BLOSC_") else {
+                continue;
+            };
+            let Some(eq) = rest.iter().position(|&b| b == b'=') else {
+                continue;
+            };
+            let name = rest[..eq].to_vec();
+            let value = String::from_utf8_lossy(&rest[eq + 1..]).into_owned();
+            out.push((name, value));
+        }
+    }
+    out
+}
+
 fn parse() -> Env {
-    let get = |k: &str| std::env::var(k).ok();
+    let vars = blosc_vars();
+    let get = |k: &str| {
+        let k = k.strip_prefix("BLOSC_").unwrap_or(k).as_bytes();
+        vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    };
     let mut env = Env::default();
+    if vars.is_empty() {
+        return env;
+    }
     if let Some(v) = get("BLOSC_CLEVEL").and_then(|s| strtol(&s)) {
         if v >= 0 {
             env.clevel = Some(v.min(255) as u8);
@@ -89,9 +125,9 @@ fn parse() -> Env {
     env
 }
 
-pub fn env() -> &'static Env {
-    static ENV: OnceLock<Env> = OnceLock::new();
-    ENV.get_or_init(parse)
+/// The variables as they are now.
+pub fn env() -> Env {
+    parse()
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::types::{
 };
 use crate::chunk::{DParams, Special};
 use crate::error::Error;
-use crate::schunk::{Storage, SuperChunk};
+use crate::schunk::{HeldChunk, Storage, SuperChunk};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::PathBuf;
 use std::ptr;
@@ -44,6 +44,12 @@ pub(crate) struct Handle {
     /// freed with the super-chunk unless `avoid_cframe_free` says otherwise.
     cframe: *mut u8,
     avoid_cframe_free: bool,
+    /// `c.data`: one pointer per chunk of a super-chunk without a frame,
+    /// as upstream keeps them (C code reads `schunk->data[nchunk]`).
+    data: Vec<*mut u8>,
+    /// The chunks that stand for special values in `data`, one per kind and
+    /// size (they are headers only and never written through).
+    specials: Vec<(crate::chunk::Special, i32, Box<[u8]>)>,
 }
 
 fn cmeta(m: &crate::metalayers::Metalayer) -> CMeta {
@@ -81,6 +87,8 @@ impl Handle {
             vlmetas: Vec::new(),
             cframe: ptr::null_mut(),
             avoid_cframe_free: false,
+            data: Vec::new(),
+            specials: Vec::new(),
         });
         h.c.cctx = match new_cctx(*h.cparams) {
             Some(b) => Box::into_raw(b).cast(),
@@ -142,8 +150,8 @@ impl Handle {
         c.nchunks = self.core.nchunks();
         c.nbytes = self.core.nbytes();
         c.cbytes = self.core.cbytes();
-        c.data = ptr::null_mut();
-        c.data_len = 0;
+        self.sync_data();
+        let c = &mut self.c;
         // As upstream, the storage's parameters name their super-chunk, so
         // contexts made from them (blosc2_create_dctx(*sc->storage->dparams))
         // decode its lazy chunks and give plugins its metalayers.
@@ -171,6 +179,48 @@ impl Handle {
             ptr::null_mut()
         };
         c.change_tick = c.change_tick.wrapping_add(1);
+    }
+
+    /// Rebuild `c.data` from the chunks held in memory (NULL for frames,
+    /// as upstream).
+    fn sync_data(&mut self) {
+        self.data.clear();
+        if let Some(chunks) = self.core.held_chunks() {
+            self.data.reserve(chunks.len());
+            for ch in chunks {
+                let p = match ch {
+                    HeldChunk::Data(d) => d.as_ptr() as *mut u8,
+                    HeldChunk::Special { kind, nbytes } => {
+                        let at = self
+                            .specials
+                            .iter()
+                            .position(|(k, n, _)| *k == kind && *n == nbytes);
+                        let at = match at {
+                            Some(i) => i,
+                            None => match self.core.special_bytes(kind, nbytes) {
+                                Ok(b) => {
+                                    self.specials.push((kind, nbytes, b.into_boxed_slice()));
+                                    self.specials.len() - 1
+                                }
+                                Err(_) => {
+                                    self.data.push(ptr::null_mut());
+                                    continue;
+                                }
+                            },
+                        };
+                        self.specials[at].2.as_ptr() as *mut u8
+                    }
+                };
+                self.data.push(p);
+            }
+        }
+        if self.data.is_empty() {
+            self.c.data = ptr::null_mut();
+            self.c.data_len = 0;
+        } else {
+            self.c.data = self.data.as_mut_ptr();
+            self.c.data_len = self.data.len() * std::mem::size_of::<*mut u8>();
+        }
     }
 
     /// Refresh the public struct after the core was changed directly (the
@@ -234,10 +284,10 @@ unsafe fn c_path(p: *const c_char) -> Option<PathBuf> {
     }
     // SAFETY: non-NULL C string per the contract.
     let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-    // upstream accepts a file:// prefix and trailing slashes on directories
-    let s = s
-        .strip_prefix("file:///")
-        .map_or(s.clone(), |r| format!("/{r}"));
+    // Upstream drops a leading "file:///" whole, so "file:///x.b2frame"
+    // names x.b2frame in the working directory (its examples rely on
+    // that), and accepts trailing slashes on directories.
+    let s = s.strip_prefix("file:///").map_or(s.clone(), str::to_owned);
     let t = s.trim_end_matches('/');
     Some(PathBuf::from(if t.is_empty() { s.as_str() } else { t }))
 }

@@ -1,0 +1,266 @@
+/*
+ * Behaviours upstream's own tests and examples rely on (issue 11), checked
+ * the way a C user sees them.  Passes against reference 3.3.5 too.
+ *
+ *  - BLOSC_* variables are read on every call, so setting or unsetting one
+ *    between calls takes effect (test_compressor, test_nthreads);
+ *  - an empty chunk decompresses into a NULL destination (test_empty_buffer);
+ *  - "file:///NAME" names NAME in the working directory (frame_simple.c,
+ *    frame_offset.c, test_b2nd_open_offset);
+ *  - schunk->data holds one chunk pointer per chunk of a super-chunk without
+ *    a frame, special-value chunks included, and follows inserts, updates
+ *    and deletes (test_schunk);
+ *  - a user I/O backend sees a sparse frame's index rewritten in place and
+ *    truncated (test_udio);
+ *  - a super-chunk serialized from memory and serialized again after a trip
+ *    through a file gives the same frame (frame_offset.c).
+ */
+#include <blosc2.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define N 20000
+
+static void env_is_read_per_call(void) {
+  static int32_t src[N];
+  static uint8_t dest[N * 4 + BLOSC2_MAX_OVERHEAD];
+  static int32_t back[N];
+  for (int i = 0; i < N; i++) src[i] = (i * 7919) % 1000;
+  int c1 = blosc1_compress(1, BLOSC_SHUFFLE, 4, sizeof(src), src, dest, sizeof(dest));
+  REQUIRE(c1 > 0);
+  setenv("BLOSC_CLEVEL", "9", 1);
+  int c9 = blosc1_compress(1, BLOSC_SHUFFLE, 4, sizeof(src), src, dest, sizeof(dest));
+  unsetenv("BLOSC_CLEVEL");
+  CHECK(c9 > 0 && c9 != c1);
+  int again = blosc1_compress(1, BLOSC_SHUFFLE, 4, sizeof(src), src, dest, sizeof(dest));
+  CHECK_EQ_INT(again, c1);
+
+  /* an out-of-range thread count in the environment fails the call, and
+     the next call without it works */
+  setenv("BLOSC_NTHREADS", "32768", 1);
+  CHECK(blosc1_decompress(dest, back, sizeof(back)) < 0);
+  unsetenv("BLOSC_NTHREADS");
+  CHECK_EQ_INT(blosc1_decompress(dest, back, sizeof(back)), (int)sizeof(back));
+  CHECK(memcmp(src, back, sizeof(src)) == 0);
+  blosc2_set_nthreads(1);
+}
+
+static void empty_into_null(void) {
+  uint8_t chunk[BLOSC2_MAX_OVERHEAD];
+  int cs = blosc2_compress(3, BLOSC_NOSHUFFLE, 1, NULL, 0, chunk, sizeof(chunk));
+  REQUIRE(cs > 0);
+  CHECK_EQ_INT(blosc1_decompress(chunk, NULL, 0), 0);
+}
+
+static void file_url_prefix(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_storage st = {.cparams = &cp, .contiguous = true, .urlpath = "dropin_url.b2frame"};
+  blosc2_remove_urlpath("dropin_url.b2frame");
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  REQUIRE(sc != NULL);
+  int32_t v[100];
+  for (int i = 0; i < 100; i++) v[i] = i;
+  CHECK_EQ_INT(blosc2_schunk_append_buffer(sc, v, sizeof(v)), 1);
+  blosc2_schunk_free(sc);
+  blosc2_schunk *o = blosc2_schunk_open("file:///dropin_url.b2frame");
+  CHECK(o != NULL);
+  if (o != NULL) {
+    CHECK_EQ_INT(o->nchunks, 1);
+    blosc2_schunk_free(o);
+  }
+  o = blosc2_schunk_open_offset("file:///dropin_url.b2frame", 0);
+  CHECK(o != NULL);
+  if (o != NULL) blosc2_schunk_free(o);
+  blosc2_remove_urlpath("dropin_url.b2frame");
+}
+
+/* Every pointer in schunk->data decompresses to chunk i's content. */
+static void check_data(blosc2_schunk *sc, const int32_t *expect_first) {
+  REQUIRE(sc->data != NULL);
+  CHECK(sc->data_len >= (size_t)sc->nchunks * sizeof(uint8_t *));
+  int32_t out[1000];
+  for (int64_t i = 0; i < sc->nchunks; i++) {
+    int n = blosc2_decompress(sc->data[i], INT32_MAX, out, sizeof(out));
+    CHECK_EQ_INT(n, (int)sizeof(out));
+    CHECK_EQ_INT(out[0], expect_first[i]);
+    CHECK_EQ_INT(out[999], expect_first[i] == 0 ? 0 : expect_first[i] + 999);
+  }
+}
+
+static void data_pointers(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_storage st = {.cparams = &cp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  REQUIRE(sc != NULL);
+  int32_t v[1000];
+  int32_t first[8];
+  for (int c = 0; c < 4; c++) {
+    for (int i = 0; i < 1000; i++) v[i] = c * 10000 + 1 + i;
+    first[c] = c * 10000 + 1;
+    REQUIRE(blosc2_schunk_append_buffer(sc, v, sizeof(v)) == c + 1);
+  }
+  check_data(sc, first);
+
+  /* a zeros chunk kept as a special value still has a chunk to point at */
+  uint8_t zeros[BLOSC_EXTENDED_HEADER_LENGTH];
+  REQUIRE(blosc2_chunk_zeros(cp, sizeof(v), zeros, sizeof(zeros)) > 0);
+  REQUIRE(blosc2_schunk_append_chunk(sc, zeros, true) == 5);
+  first[4] = 0;
+  check_data(sc, first);
+
+  /* insert, update and delete move the pointers along */
+  uint8_t chunk[sizeof(v) + BLOSC2_MAX_OVERHEAD];
+  for (int i = 0; i < 1000; i++) v[i] = 777 + i;
+  int cs = blosc2_compress(5, BLOSC_SHUFFLE, 4, v, sizeof(v), chunk, sizeof(chunk));
+  REQUIRE(cs > 0);
+  REQUIRE(blosc2_schunk_insert_chunk(sc, 1, chunk, true) == 6);
+  int32_t after_insert[6] = {first[0], 777, first[1], first[2], first[3], 0};
+  check_data(sc, after_insert);
+  for (int i = 0; i < 1000; i++) v[i] = 555 + i;
+  cs = blosc2_compress(5, BLOSC_SHUFFLE, 4, v, sizeof(v), chunk, sizeof(chunk));
+  REQUIRE(blosc2_schunk_update_chunk(sc, 3, chunk, true) >= 0);
+  REQUIRE(blosc2_schunk_delete_chunk(sc, 0) == 5);
+  int32_t after_delete[5] = {777, first[1], 555, first[3], 0};
+  check_data(sc, after_delete);
+  blosc2_schunk_free(sc);
+
+  /* a super-chunk backed by a frame keeps no such array, as upstream */
+  blosc2_storage fst = {.cparams = &cp, .contiguous = true};
+  sc = blosc2_schunk_new(&fst);
+  REQUIRE(blosc2_schunk_append_buffer(sc, v, sizeof(v)) == 1);
+  CHECK(sc->data == NULL);
+  blosc2_schunk_free(sc);
+}
+
+typedef struct {
+  int open, write, truncate;
+} io_counts;
+typedef struct {
+  blosc2_stdio_file *f;
+  io_counts *c;
+} io_file;
+
+static void *cnt_open(const char *urlpath, const char *mode, void *params) {
+  io_file *my = malloc(sizeof(io_file));
+  my->c = params;
+  my->c->open++;
+  /* like upstream's test backend: a handle even when the file is missing */
+  my->f = blosc2_stdio_open(urlpath, mode, NULL);
+  return my;
+}
+static int cnt_close(void *s) {
+  io_file *my = s;
+  int rc = blosc2_stdio_close(my->f);
+  free(my);
+  return rc;
+}
+static int64_t cnt_size(void *s) { return blosc2_stdio_size(((io_file *)s)->f); }
+static int64_t cnt_write(const void *p, int64_t size, int64_t n, int64_t pos, void *s) {
+  io_file *my = s;
+  my->c->write++;
+  return blosc2_stdio_write(p, size, n, pos, my->f);
+}
+static int64_t cnt_read(void **p, int64_t size, int64_t n, int64_t pos, void *s) {
+  return blosc2_stdio_read(p, size, n, pos, ((io_file *)s)->f);
+}
+static int cnt_truncate(void *s, int64_t size) {
+  io_file *my = s;
+  my->c->truncate++;
+  return blosc2_stdio_truncate(my->f, size);
+}
+static int cnt_destroy(void *params) {
+  (void)params;
+  return 0;
+}
+
+static void udio_sparse(void) {
+  blosc2_io_cb cb = {0};
+  cb.id = 245;
+  cb.name = "dropin-counting";
+  cb.is_allocation_necessary = true;
+  cb.open = (blosc2_open_cb)cnt_open;
+  cb.close = (blosc2_close_cb)cnt_close;
+  cb.size = (blosc2_size_cb)cnt_size;
+  cb.write = (blosc2_write_cb)cnt_write;
+  cb.read = (blosc2_read_cb)cnt_read;
+  cb.truncate = (blosc2_truncate_cb)cnt_truncate;
+  cb.destroy = (blosc2_destroy_cb)cnt_destroy;
+  REQUIRE(blosc2_register_io_cb(&cb) == 0);
+
+  io_counts counts = {0};
+  blosc2_io io = {.id = 245, .params = &counts};
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_remove_urlpath("dropin_udio_s.b2frame");
+  blosc2_storage st = {.cparams = &cp, .contiguous = false, .urlpath = "dropin_udio_s.b2frame",
+                       .io = &io};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  REQUIRE(sc != NULL);
+  int32_t v[1000];
+  for (int i = 0; i < 1000; i++) v[i] = i;
+  for (int c = 0; c < 3; c++) CHECK_EQ_INT(blosc2_schunk_append_buffer(sc, v, sizeof(v)), c + 1);
+  CHECK(counts.write > 0);
+  CHECK(counts.truncate > 0);
+  blosc2_schunk *o = blosc2_schunk_open_udio("dropin_udio_s.b2frame", &io);
+  REQUIRE(o != NULL);
+  CHECK_EQ_INT(o->nchunks, 3);
+  int32_t back[1000];
+  CHECK_EQ_INT(blosc2_schunk_decompress_chunk(o, 2, back, sizeof(back)), (int)sizeof(back));
+  CHECK(memcmp(v, back, sizeof(v)) == 0);
+  blosc2_schunk_free(o);
+  blosc2_schunk_free(sc);
+  blosc2_remove_urlpath("dropin_udio_s.b2frame");
+}
+
+static void serialize_after_file_trip(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  cp.compcode = BLOSC_LZ4;
+  cp.nthreads = 4;
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp.nthreads = 4;
+  blosc2_storage st = {.cparams = &cp, .dparams = &dp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  REQUIRE(sc != NULL);
+  static int32_t v[20000];
+  /* enough chunks for the index to be compressed in earnest */
+  for (int c = 0; c < 150; c++) {
+    for (int i = 0; i < 20000; i++) v[i] = i * c;
+    REQUIRE(blosc2_schunk_append_buffer(sc, v, sizeof(v)) == c + 1);
+  }
+  uint8_t *f1;
+  bool free1;
+  int64_t n1 = blosc2_schunk_to_buffer(sc, &f1, &free1);
+  REQUIRE(n1 > 0);
+  blosc2_remove_urlpath("dropin_trip.b2frame");
+  CHECK_EQ_INT(blosc2_schunk_to_file(sc, "dropin_trip.b2frame"), n1);
+  blosc2_schunk *o = blosc2_schunk_open("dropin_trip.b2frame");
+  REQUIRE(o != NULL);
+  uint8_t *f2;
+  bool free2;
+  int64_t n2 = blosc2_schunk_to_buffer(o, &f2, &free2);
+  CHECK_EQ_INT(n2, n1);
+  CHECK(n2 == n1 && memcmp(f1, f2, (size_t)n1) == 0);
+  if (free1) free(f1);
+  if (free2) free(f2);
+  blosc2_schunk_free(o);
+  blosc2_schunk_free(sc);
+  blosc2_remove_urlpath("dropin_trip.b2frame");
+}
+
+int main(void) {
+  blosc2_init();
+  env_is_read_per_call();
+  empty_into_null();
+  file_url_prefix();
+  data_pointers();
+  udio_sparse();
+  serialize_after_file_trip();
+  blosc2_destroy();
+  return check_failures ? 1 : 0;
+}
