@@ -4,6 +4,8 @@
 #   make install PREFIX=DIR   lib/libblosc2.so.9 (+ .so link, .a), include/,
 #                             lib/pkgconfig/blosc2.pc, lib/cmake/Blosc2/
 #   make test                 everything CI runs (scripts/run-tests.sh), with a summary
+#   make test-conformance     upstream's own tests and examples on our library
+#   make test-clients         python-blosc2's test suite on our library (long)
 #   make headers              regenerate include/ from the Rust sources (cbindgen)
 #   make clean
 #
@@ -42,7 +44,7 @@ INTEROP_STRICT ?= 1
 SHARED_DIR ?= ../shared
 
 .PHONY: all build install install-files uninstall headers test test-cargo \
-	test-c test-c-ref interop native-static-libs clean
+	test-c test-c-ref interop test-conformance test-clients native-static-libs clean
 
 all: build
 
@@ -121,6 +123,18 @@ test-c-ref:
 interop: build
 	$(MAKE) install-files PREFIX="$$PWD/build/prefix"
 	SHARED_DIR=$(SHARED_DIR) sh scripts/interop.sh "$$PWD/build/prefix" build
+
+# Upstream C-Blosc2's own tests and examples against our installed library
+# (also a part of `make test`).
+test-conformance: build
+	$(MAKE) install-files PREFIX="$$PWD/build/prefix"
+	bash $(SHARED_DIR)/conformance/score.sh "$$PWD/build/prefix"
+
+# python-blosc2's test suite with our libblosc2.so.9 swapped in (about 10
+# minutes, plus a first setup of about 10 minutes; too long for make test).
+test-clients: build
+	$(MAKE) install-files PREFIX="$$PWD/build/prefix"
+	bash $(SHARED_DIR)/clients/python-blosc2/score.sh "$$PWD/build/prefix"
 
 # Re-derive LIBS_PRIVATE (rebuilds the staticlib once with the flag).
 native-static-libs:

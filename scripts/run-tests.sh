@@ -10,6 +10,9 @@
 #                 reference roundtrips, drop-in, API coverage)
 #   interop       scripts/interop.sh on that prefix (shared corpora); unexpected
 #                 failures are fatal unless INTEROP_STRICT=0
+#   conformance   upstream C-Blosc2's own tests and examples, unmodified, built
+#                 against that prefix ($SHARED_DIR/conformance/score.sh): every
+#                 program that passes on reference 3.3.5 must pass
 #
 # Each part prints "PASS part", "FAIL part" or "SKIP part: why"; the run ends
 # with a summary block (also in build/test-summary.txt) and a last line
@@ -22,7 +25,7 @@ CARGO=${CARGO:-cargo}
 MAKE=${MAKE:-make}
 INTEROP_STRICT=${INTEROP_STRICT:-1}
 SHARED_DIR=${SHARED_DIR:-../shared}
-TEST_PARTS=${TEST_PARTS:-cargo-test cargo-fmt cargo-clippy install c-tests interop}
+TEST_PARTS=${TEST_PARTS:-cargo-test cargo-fmt cargo-clippy install c-tests interop conformance}
 build=$root/build
 logs=$build/logs
 prefix=$build/test-prefix
@@ -72,7 +75,7 @@ simple_part cargo-fmt "$CARGO" fmt --check
 simple_part cargo-clippy "$CARGO" clippy --all-targets -- -D warnings
 
 installed=0
-if wanted install || wanted c-tests || wanted interop; then
+if wanted install || wanted c-tests || wanted interop || wanted conformance; then
     rm -rf "$prefix"
     t=$(date +%s)
     run_logged install "$MAKE" --no-print-directory install PREFIX="$prefix"
@@ -122,6 +125,27 @@ if wanted interop; then
         fi
         grep '^interop' "$build/interop-summary.txt" 2>/dev/null | grep -v '^interop: SKIP' |
             sed 's/^/       /' >>"$summary.tmp"
+    fi
+fi
+
+if wanted conformance; then
+    t=$(date +%s)
+    conf=$SHARED_DIR/conformance
+    if [ $installed -eq 0 ]; then
+        record "SKIP conformance: nothing installed (install failed)"
+    elif [ ! -f "$conf/score.sh" ]; then
+        record "SKIP conformance: $conf/score.sh not found (upstream's tests live in ../shared)"
+    else
+        rm -rf "$build/conformance"
+        run_logged conformance bash "$conf/score.sh" "$prefix" "$build/conformance"
+        line=$(grep '^passed [0-9]* of' "$logs/conformance.log" | tail -n 1)
+        if [ "$rc" -eq 0 ]; then
+            record "PASS conformance ($(elapsed "$t")): $line"
+        else
+            record "FAIL conformance ($(elapsed "$t")): ${line:-no score} (log: build/logs/conformance.log)"
+            sed -n 's/^  FAIL /       FAIL /p' "$logs/conformance.log" >>"$summary.tmp"
+            nfail=$((nfail + 1))
+        fi
     fi
 fi
 
