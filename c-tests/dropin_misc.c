@@ -13,7 +13,9 @@
  *  - a user I/O backend sees a sparse frame's index rewritten in place and
  *    truncated (test_udio);
  *  - a super-chunk serialized from memory and serialized again after a trip
- *    through a file gives the same frame (frame_offset.c).
+ *    through a file gives the same frame (frame_offset.c);
+ *  - blosc2_schunk_copy with other cparams compresses the chunks again with
+ *    them and reports them (python-blosc2's copy(cparams=...)).
  */
 #include <blosc2.h>
 #include <stdint.h>
@@ -253,6 +255,56 @@ static void serialize_after_file_trip(void) {
   blosc2_remove_urlpath("dropin_trip.b2frame");
 }
 
+static void copy_with_cparams(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  cp.clevel = 5;
+  blosc2_storage st = {.cparams = &cp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  REQUIRE(sc != NULL);
+  int32_t v[1000];
+  for (int c = 0; c < 3; c++) {
+    for (int i = 0; i < 1000; i++) v[i] = c * 1000 + i;
+    REQUIRE(blosc2_schunk_append_buffer(sc, v, sizeof(v)) == c + 1);
+  }
+  /* the same parameters: the chunks are taken as they are */
+  blosc2_storage same = {.contiguous = true};
+  blosc2_schunk *a = blosc2_schunk_copy(sc, &same);
+  REQUIRE(a != NULL);
+  CHECK_EQ_INT(a->nchunks, 3);
+  CHECK_EQ_INT(a->compcode, BLOSC_BLOSCLZ);
+  CHECK_EQ_INT(a->storage->cparams->clevel, 5);
+  blosc2_schunk_free(a);
+
+  blosc2_cparams cp2 = BLOSC2_CPARAMS_DEFAULTS;
+  cp2.typesize = 4;
+  cp2.clevel = 9;
+  cp2.compcode = BLOSC_ZSTD;
+  blosc2_storage other = {.cparams = &cp2, .contiguous = true};
+  blosc2_schunk *b = blosc2_schunk_copy(sc, &other);
+  REQUIRE(b != NULL);
+  CHECK_EQ_INT(b->nchunks, 3);
+  CHECK_EQ_INT(b->compcode, BLOSC_ZSTD);
+  CHECK_EQ_INT(b->clevel, 9);
+  CHECK_EQ_INT(b->storage->cparams->clevel, 9);
+  CHECK_EQ_INT(b->storage->cparams->compcode, BLOSC_ZSTD);
+  int32_t back[1000];
+  for (int c = 0; c < 3; c++) {
+    uint8_t *chunk;
+    bool needs_free;
+    int cb = blosc2_schunk_get_chunk(b, c, &chunk, &needs_free);
+    REQUIRE(cb > 0);
+    /* byte 2 of the header holds the codec's format in its top bits */
+    CHECK_EQ_INT((chunk[2] >> 5) & 7, BLOSC_ZSTD_FORMAT);
+    if (needs_free) free(chunk);
+    CHECK_EQ_INT(blosc2_schunk_decompress_chunk(b, c, back, sizeof(back)), (int)sizeof(back));
+    CHECK_EQ_INT(back[0], c * 1000);
+    CHECK_EQ_INT(back[999], c * 1000 + 999);
+  }
+  blosc2_schunk_free(b);
+  blosc2_schunk_free(sc);
+}
+
 int main(void) {
   blosc2_init();
   env_is_read_per_call();
@@ -261,6 +313,7 @@ int main(void) {
   data_pointers();
   udio_sparse();
   serialize_after_file_trip();
+  copy_with_cparams();
   blosc2_destroy();
   return check_failures ? 1 : 0;
 }

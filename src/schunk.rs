@@ -2042,21 +2042,55 @@ impl SuperChunk {
         }
     }
 
-    /// Copy into new storage (`blosc2_schunk_copy`).
+    /// Whether chunks made with `cp` can be taken as they are by a copy
+    /// asked to compress with `cp`: the reference compares codec, level,
+    /// typesize, dictionary use, block size (0 meaning this one's) and
+    /// filters, and ignores threads and split mode.
+    fn compresses_as(&self, cp: &CParams) -> bool {
+        let mine = &self.cparams;
+        cp.compcode == mine.compcode
+            && cp.clevel == mine.clevel
+            && cp.typesize == mine.typesize
+            && cp.use_dict == mine.use_dict
+            && (cp.blocksize == 0
+                || cp.blocksize == self.blocksize
+                || cp.blocksize == mine.blocksize)
+            && cp.filters == mine.filters
+            && cp.filters_meta == mine.filters_meta
+    }
+
+    /// Copy into new storage (`blosc2_schunk_copy`). The copy compresses
+    /// with `storage.cparams`: chunks are taken as they are when those
+    /// compress as this super-chunk does (or hold VL blocks), and are
+    /// decompressed and compressed again otherwise.
     pub fn copy_to(&self, storage: Storage) -> Result<SuperChunk> {
         let mut st = storage;
-        st.cparams = CParams {
-            nthreads: st.cparams.nthreads,
-            ..self.cparams.clone()
-        };
+        let same = self.compresses_as(&st.cparams) || self.flags2 & VL_BLOCKS_FLAG != 0;
+        if same {
+            st.cparams = CParams {
+                nthreads: st.cparams.nthreads,
+                ..self.cparams.clone()
+            };
+        }
         let mut sc = SuperChunk::new(st)?;
-        sc.blocksize = self.blocksize;
+        if same {
+            sc.blocksize = self.blocksize;
+        }
         for m in &self.metalayers {
             sc.meta_add(&m.name, &m.content)?;
         }
+        let mut buf = Vec::new();
         for i in 0..self.nchunks() {
-            let c = self.chunk(i)?;
-            sc.append_chunk(&c)?;
+            if same {
+                let c = self.chunk(i)?;
+                sc.append_chunk(&c)?;
+            } else {
+                let nb = usize::try_from(self.entries[i as usize].nbytes)
+                    .map_err(|_| Error::ChunkAppend)?;
+                buf.resize(nb, 0);
+                let n = self.decompress_chunk(i, &mut buf)?;
+                sc.append_buffer(&buf[..n])?;
+            }
         }
         sc.vlmetalayers = self.vlmetalayers.clone();
         sc.flush()?;

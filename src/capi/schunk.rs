@@ -562,14 +562,22 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
             .copied()
             .unwrap_or(*h.dparams);
         // SAFETY: as above.
-        let cpn = unsafe { st.cparams.as_ref() }.map_or(h.cparams.nthreads, |c| c.nthreads);
+        let given = unsafe { st.cparams.as_ref() }.copied();
         // SAFETY: as above.
         let io = unsafe { st.io.as_ref() }.copied().unwrap_or_default();
         // SAFETY: as above.
         let urlpath = unsafe { c_path(st.urlpath) };
         finish((|| {
-            let mut cp = h.core.cparams().clone();
-            cp.nthreads = cpn;
+            // Without cparams the copy compresses as the source does (and
+            // keeps its chunks); with them, as they say, which makes the
+            // core compress the chunks again when they differ.
+            let (c, cp) = match given {
+                Some(g) => {
+                    let eff = effective_cparams(g).ok_or(Error::InvalidParam)?;
+                    (g, core_cparams(&eff))
+                }
+                None => (*h.cparams, h.core.cparams().clone()),
+            };
             let core = h.core.copy_to(Storage {
                 contiguous: st.contiguous,
                 urlpath,
@@ -580,8 +588,6 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
                 },
                 io: backend(&io)?,
             })?;
-            let mut c = *h.cparams;
-            c.nthreads = cpn;
             Ok(Handle::new(core, c, dp, io))
         })())
     })
