@@ -331,6 +331,16 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
                 libc::fclose(f);
                 return ptr::null_mut();
             }
+            if std::env::var_os("BLOSC_INFO").is_some() {
+                // the line upstream's BLOSC_INFO prints (python-blosc2's
+                // tests read it to check the mapping size)
+                eprintln!(
+                    "[INFO] - Opened memory-mapped file {} in mode {} with an mapping size of {} bytes.",
+                    CStr::from_ptr(urlpath).to_string_lossy(),
+                    String::from_utf8_lossy(mode),
+                    mapping
+                );
+            }
             m.urlpath = libc::strdup(urlpath);
             m.file = f;
             m.fd = fd;
