@@ -15,7 +15,10 @@
  *  - a super-chunk serialized from memory and serialized again after a trip
  *    through a file gives the same frame (frame_offset.c);
  *  - blosc2_schunk_copy with other cparams compresses the chunks again with
- *    them and reports them (python-blosc2's copy(cparams=...)).
+ *    them and reports them (python-blosc2's copy(cparams=...));
+ *  - a chunksize written into schunk->chunksize before the first chunk is
+ *    kept, even when that chunk is shorter (python-blosc2 writes it and grows
+ *    the short last chunk later).
  */
 #include <blosc2.h>
 #include <stdint.h>
@@ -305,6 +308,28 @@ static void copy_with_cparams(void) {
   blosc2_schunk_free(sc);
 }
 
+static void preset_chunksize(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 1;
+  blosc2_storage st = {.cparams = &cp};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  REQUIRE(sc != NULL);
+  sc->chunksize = 8192;
+  static uint8_t buf[8192];
+  memset(buf, 'x', sizeof(buf));
+  CHECK_EQ_INT(blosc2_schunk_append_buffer(sc, buf, 100), 1);
+  CHECK_EQ_INT(sc->chunksize, 8192);
+  /* the short last chunk grows to the full size: still fixed */
+  uint8_t chunk[8192 + BLOSC2_MAX_OVERHEAD];
+  int cs = blosc2_compress_ctx(sc->cctx, buf, sizeof(buf), chunk, sizeof(chunk));
+  REQUIRE(cs > 0);
+  CHECK(blosc2_schunk_update_chunk(sc, 0, chunk, true) >= 0);
+  CHECK_EQ_INT(blosc2_schunk_append_buffer(sc, buf, sizeof(buf)), 2);
+  CHECK_EQ_INT(sc->chunksize, 8192);
+  CHECK_EQ_INT(sc->nbytes, 2 * 8192);
+  blosc2_schunk_free(sc);
+}
+
 int main(void) {
   blosc2_init();
   env_is_read_per_call();
@@ -314,6 +339,7 @@ int main(void) {
   udio_sparse();
   serialize_after_file_trip();
   copy_with_cparams();
+  preset_chunksize();
   blosc2_destroy();
   return check_failures ? 1 : 0;
 }

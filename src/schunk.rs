@@ -1081,7 +1081,9 @@ impl SuperChunk {
     /// whether a special chunk may still go in as a special offset.
     fn settle_chunksize(&mut self, pos: usize, nb: i32, replace: bool) -> Result<bool> {
         if self.entries.is_empty() && !replace {
-            if self.chunksize != 0 {
+            // the first chunk fixes the size, unless one was set before
+            // (by C code, see `set_chunksize`) that the chunk fits in
+            if self.chunksize == -1 || (self.chunksize > 0 && nb > self.chunksize) {
                 self.chunksize = nb;
             }
         } else if !self.fits_fixed(pos, nb, replace) {
@@ -2107,6 +2109,7 @@ fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>>
     Ok(out)
 }
 
+mod chunksize;
 mod held;
 mod lazy;
 mod lock;

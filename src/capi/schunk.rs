@@ -181,6 +181,15 @@ impl Handle {
         c.change_tick = c.change_tick.wrapping_add(1);
     }
 
+    /// Take what C code wrote into the public struct where upstream reads
+    /// it back: python-blosc2 sets `chunksize` after creating a super-chunk.
+    fn pull(&mut self) {
+        let cs = self.c.chunksize;
+        if cs != self.core.chunksize() {
+            self.core.set_chunksize(cs);
+        }
+    }
+
     /// Rebuild `c.data` from the chunks held in memory (NULL for frames,
     /// as upstream).
     fn sync_data(&mut self) {
@@ -620,6 +629,7 @@ unsafe fn with<T: Into<i64>>(
     let Some(h) = (unsafe { handle(schunk) }) else {
         return err(Error::NullPointer) as i64;
     };
+    h.pull();
     let r = f(h);
     h.sync_metas();
     h.sync();
