@@ -2231,6 +2231,8 @@ mod lock;
 pub use held::HeldChunk;
 
 #[cfg(test)]
+mod contexts_tests;
+#[cfg(test)]
 mod tests;
 
 /// Make room to write chunks where a contiguous frame's index and trailer
