@@ -1049,7 +1049,11 @@ impl SuperChunk {
         }
         match self.comp.try_lock() {
             Ok(mut c) => run(&mut c),
-            Err(std::sync::TryLockError::Poisoned(p)) => run(&mut p.into_inner()),
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                // a caught panic left it: its scratch is rewritten before use
+                self.comp.clear_poison();
+                run(&mut p.into_inner())
+            }
             Err(std::sync::TryLockError::WouldBlock) => {
                 run(&mut Compressor::new(self.cparams.clone()))
             }
@@ -1076,7 +1080,10 @@ impl SuperChunk {
         }
         match self.decomp.try_lock() {
             Ok(mut d) => run(&mut d),
-            Err(std::sync::TryLockError::Poisoned(p)) => run(&mut p.into_inner()),
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                self.decomp.clear_poison();
+                run(&mut p.into_inner())
+            }
             Err(std::sync::TryLockError::WouldBlock) => {
                 run(&mut Decompressor::new(self.dparams.clone()))
             }
