@@ -1468,9 +1468,12 @@ BLOSC_EXPORT int16_t blosc2_set_nthreads(int16_t nthreads);
 
 BLOSC_EXPORT void blosc2_set_delta(int dodelta);
 
-// The threads callback of upstream lets a host run Blosc's jobs on its own
-// threads. Our contexts own their pools, so the callback is recorded but
-// never needed; output is the same either way.
+// Run every context's worker threads through `callback` from now on (NULL:
+// the library's own threads again), as upstream does. The callback gets
+// `numjobs` jobs of `jobdata_elsize` bytes each at `jobdata` and must call
+// `dojob` on each, in any order or concurrently, before it returns. Like
+// upstream's, it is meant to be set before any other call, not while
+// contexts are compressing.
 BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 // # Safety

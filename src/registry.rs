@@ -12,10 +12,12 @@ use std::sync::{Arc, RwLock};
 
 /// What a plugin sees of the chunk being processed.
 pub struct PluginContext<'a> {
+    /// The context's parameters; `blocksize` is the one the chunk uses.
     pub cparams: &'a CParams,
     /// The typesize of the chunk (as stored in its header when decoding).
     pub typesize: i32,
-    /// The whole chunk when decoding (plugins such as ZFP read its header).
+    /// When decoding, the whole chunk (plugins such as ZFP read its header);
+    /// when encoding, the whole source buffer, as upstream hands its codecs.
     pub chunk: Option<&'a [u8]>,
     /// The super-chunk the chunk belongs to, if any (upstream's
     /// `cparams->schunk` / `dparams->schunk`).
@@ -28,6 +30,10 @@ pub struct PluginContext<'a> {
 pub struct SchunkInfo {
     pub typesize: i32,
     pub metalayers: Vec<Metalayer>,
+    /// Opaque to the core: whatever identifies the super-chunk to the
+    /// plugin's own code (the C layer's `blosc2_schunk*`, which C plugins
+    /// receive as `cparams->schunk` and read or call back with); 0 = none.
+    pub owner: usize,
 }
 
 impl SchunkInfo {
@@ -42,14 +48,20 @@ impl SchunkInfo {
     /// Make `slot` describe a super-chunk with these properties, reusing the
     /// current description when nothing changed (contexts keep one across
     /// calls and their super-chunk's metalayers can change in between).
-    pub fn refresh(slot: &mut Option<Arc<SchunkInfo>>, typesize: i32, metalayers: &[Metalayer]) {
-        let same = slot
-            .as_ref()
-            .is_some_and(|s| s.typesize == typesize && s.metalayers == metalayers);
+    pub fn refresh(
+        slot: &mut Option<Arc<SchunkInfo>>,
+        typesize: i32,
+        metalayers: &[Metalayer],
+        owner: usize,
+    ) {
+        let same = slot.as_ref().is_some_and(|s| {
+            s.typesize == typesize && s.owner == owner && s.metalayers == metalayers
+        });
         if !same {
             *slot = Some(Arc::new(SchunkInfo {
                 typesize,
                 metalayers: metalayers.to_vec(),
+                owner,
             }));
         }
     }

@@ -94,6 +94,28 @@ pub enum Kind {
     Dir,
 }
 
+/// Contexts the owner of a super-chunk supplies for its data chunks, in
+/// place of the super-chunk's own: the C API's `schunk->cctx` and
+/// `schunk->dctx`, which callers may replace and which carry the
+/// prefilter, postfilter and thread settings they were made with.
+///
+/// Each method runs `f` on the owner's context for chunk number `nchunk`,
+/// or returns None when the owner has none (the super-chunk's own is used).
+/// They may be called from several threads at once, and again from inside
+/// `f` (a plugin calling back into the library).
+pub trait ChunkContexts: Send + Sync {
+    fn compressor(
+        &self,
+        nchunk: i64,
+        f: &mut dyn FnMut(&mut Compressor) -> Result<usize>,
+    ) -> Option<Result<usize>>;
+    fn decompressor(
+        &self,
+        nchunk: i64,
+        f: &mut dyn FnMut(&mut Decompressor) -> Result<usize>,
+    ) -> Option<Result<usize>>;
+}
+
 pub struct SuperChunk {
     cparams: CParams,
     dparams: DParams,
@@ -108,8 +130,13 @@ pub struct SuperChunk {
     backing: Backing,
     io: Arc<dyn Backend>,
     reader: Mutex<Option<Box<dyn Stream>>>,
-    comp: Compressor,
+    comp: Mutex<Compressor>,
     decomp: Mutex<Decompressor>,
+    /// The owner's contexts, used instead of `comp` and `decomp` when set.
+    pub contexts: Option<Arc<dyn ChunkContexts>>,
+    /// Opaque: how plugins' own code knows this super-chunk (see
+    /// [`SchunkInfo::owner`]).
+    pub owner: usize,
     /// Reused buffer for partially read chunks (see `load_range`).
     scratch: Mutex<Vec<u8>>,
     pub metalayers: Vec<Metalayer>,
@@ -183,8 +210,10 @@ impl SuperChunk {
             backing,
             io: storage.io.clone(),
             reader: Mutex::new(None),
-            comp: Compressor::new(storage.cparams.clone()),
+            comp: Mutex::new(Compressor::new(storage.cparams.clone())),
             decomp: Mutex::new(Decompressor::new(storage.dparams.clone())),
+            contexts: None,
+            owner: 0,
             scratch: Mutex::new(Vec::new()),
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
@@ -971,16 +1000,94 @@ impl SuperChunk {
         if (dest.len() as i64) < nb as i64 {
             return Err(Error::InvalidParam);
         }
-        let mut d = self.decomp.lock().map_err(|_| Error::Failure)?;
-        self.plugin_info(&mut d.schunk);
-        d.decompress(&c, dest)
+        self.with_decompressor(n, &mut |d| d.decompress(&c, dest))
+    }
+
+    /// Decompress chunk `n` skipping the blocks flagged in `mask` (None: a
+    /// whole decode) into `dest`; returns its size.
+    pub fn decompress_chunk_masked(
+        &self,
+        n: i64,
+        mask: Option<&[bool]>,
+        dest: &mut [u8],
+    ) -> Result<usize> {
+        let c = self.chunk(n)?;
+        self.with_decompressor(n, &mut |d| {
+            if let Some(m) = mask {
+                d.set_maskout(m);
+            }
+            d.decompress(&c, dest)
+        })
     }
 
     /// Point `slot` (a context's view for plugins) at this super-chunk's
     /// current typesize and metalayers: upstream plugins read them through
     /// `cparams->schunk` (the b2nd ones, their array geometry).
     pub fn plugin_info(&self, slot: &mut Option<Arc<SchunkInfo>>) {
-        SchunkInfo::refresh(slot, self.cparams.typesize, &self.metalayers);
+        SchunkInfo::refresh(slot, self.cparams.typesize, &self.metalayers, self.owner);
+    }
+
+    /// Run `f` on the compressor for chunk number `nchunk`: the owner's, or
+    /// this super-chunk's own (a fresh copy of it when it is busy, so that
+    /// a plugin calling back in never waits for itself).
+    fn with_compressor(
+        &self,
+        nchunk: i64,
+        f: &mut dyn FnMut(&mut Compressor) -> Result<usize>,
+    ) -> Result<usize> {
+        let mut run = |c: &mut Compressor| {
+            c.nchunk = nchunk;
+            self.plugin_info(&mut c.schunk);
+            f(c)
+        };
+        if let Some(r) = self
+            .contexts
+            .as_ref()
+            .and_then(|x| x.compressor(nchunk, &mut run))
+        {
+            return r;
+        }
+        match self.comp.try_lock() {
+            Ok(mut c) => run(&mut c),
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                // a caught panic left it: its scratch is rewritten before use
+                self.comp.clear_poison();
+                run(&mut p.into_inner())
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                run(&mut Compressor::new(self.cparams.clone()))
+            }
+        }
+    }
+
+    /// As [`Self::with_compressor`], for decompression.
+    fn with_decompressor(
+        &self,
+        nchunk: i64,
+        f: &mut dyn FnMut(&mut Decompressor) -> Result<usize>,
+    ) -> Result<usize> {
+        let mut run = |d: &mut Decompressor| {
+            d.nchunk = nchunk;
+            self.plugin_info(&mut d.schunk);
+            f(d)
+        };
+        if let Some(r) = self
+            .contexts
+            .as_ref()
+            .and_then(|x| x.decompressor(nchunk, &mut run))
+        {
+            return r;
+        }
+        match self.decomp.try_lock() {
+            Ok(mut d) => run(&mut d),
+            Err(std::sync::TryLockError::Poisoned(p)) => {
+                self.decomp.clear_poison();
+                run(&mut p.into_inner())
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                run(&mut Decompressor::new(self.dparams.clone()))
+            }
+        }
     }
 
     /// Check `chunk` and work out its sizes and whether it goes in as a
@@ -1039,7 +1146,12 @@ impl SuperChunk {
         let nb = ChunkHeader::read(chunk)?.nbytes.max(0) as usize;
         let mut raw = vec![0u8; nb];
         Decompressor::new(self.dparams.clone()).decompress(chunk, &mut raw)?;
-        self.compress(&raw)
+        // a fresh context: this is the library's own rewrite of a special
+        // value, not data for the owner's hooks
+        let mut out = vec![0u8; raw.len() + EXTENDED_HEADER_LENGTH];
+        let n = Compressor::new(self.cparams.clone()).compress(&raw, &mut out)?;
+        out.truncate(n);
+        Ok(out)
     }
 
     /// `chunk`, or its ordinary version when it is a special chunk going
@@ -1210,26 +1322,25 @@ impl SuperChunk {
 
     /// Compress `src` with the super-chunk's parameters and append it.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<i64> {
-        let mut out = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
-        SchunkInfo::refresh(
-            &mut self.comp.schunk,
-            self.cparams.typesize,
-            &self.metalayers,
-        );
-        let n = self.comp.compress(src, &mut out)?;
-        out.truncate(n);
-        self.append_chunk(&out)
+        let c = self.compress_chunk(self.nchunks(), src)?;
+        self.append_chunk(&c)
     }
 
     /// Compress `src` with the super-chunk's parameters.
-    pub fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+    pub fn compress(&self, src: &[u8]) -> Result<Vec<u8>> {
+        self.compress_chunk(-1, src)
+    }
+
+    /// Compress `src` with the super-chunk's parameters as chunk number
+    /// `nchunk` (what prefilters are told).
+    pub fn compress_chunk(&self, nchunk: i64, src: &[u8]) -> Result<Vec<u8>> {
         let mut out = vec![0u8; src.len() + EXTENDED_HEADER_LENGTH];
-        SchunkInfo::refresh(
-            &mut self.comp.schunk,
-            self.cparams.typesize,
-            &self.metalayers,
-        );
-        let n = self.comp.compress(src, &mut out)?;
+        let n = self.with_compressor(nchunk, &mut |c| c.compress(src, &mut out))?;
+        if n == 0 {
+            // cannot happen with room for a memcpyed chunk, unless a
+            // supplied context writes another header
+            return Err(Error::WriteBuffer);
+        }
         out.truncate(n);
         Ok(out)
     }
@@ -1499,22 +1610,25 @@ impl SuperChunk {
                     return Err(Error::Data);
                 }
             } else {
-                let mut scratch = self.scratch.lock().map_err(|_| Error::Failure)?;
-                let partial = self.load_range(n, in_chunk as usize, take as usize, &mut scratch)?;
+                // a plugin reading this super-chunk from inside the decode
+                // finds the shared buffer taken and uses its own
+                let mut own = Vec::new();
+                let mut held = self.scratch.try_lock().ok();
+                let scratch = held.as_deref_mut().unwrap_or(&mut own);
+                let partial = self.load_range(n, in_chunk as usize, take as usize, scratch)?;
                 let c = match partial {
                     Some(cb) => Cow::Borrowed(&scratch[..cb]),
                     None => self.chunk(n)?,
                 };
-                let mut d = self.decomp.lock().map_err(|_| Error::Failure)?;
-                self.plugin_info(&mut d.schunk);
-                if d.getitem_bytes(&c, in_chunk as i32, take as i32, out)
-                    .is_err()
-                {
+                let got = self.with_decompressor(n, &mut |d| {
+                    d.getitem_bytes(&c, in_chunk as i32, take as i32, out)
+                });
+                if got.is_err() {
                     // fall back to a whole-chunk decode
                     drop(c);
                     let full = self.chunk(n)?;
                     tmp.resize(e_nb as usize, 0);
-                    d.decompress(&full, &mut tmp)?;
+                    self.with_decompressor(n, &mut |d| d.decompress(&full, &mut tmp))?;
                     out.copy_from_slice(&tmp[in_chunk as usize..(in_chunk + take) as usize]);
                 }
             }
@@ -1525,10 +1639,21 @@ impl SuperChunk {
 
     /// Overwrite items `start..stop` with `src`, recompressing the chunks.
     pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        for (n, c) in self.slice_updates(start, stop, src)? {
+            self.update_chunk(n, &c)?;
+        }
+        Ok(())
+    }
+
+    /// The chunks `set_slice` would write, by number: compressing them needs
+    /// only shared access, so plugins that read the super-chunk meanwhile
+    /// (C plugins call back with `cparams->schunk`) see a consistent one.
+    pub fn slice_updates(&self, start: i64, stop: i64, src: &[u8]) -> Result<Vec<(i64, Vec<u8>)>> {
         let (bstart, bstop) = self.slice_geometry(start, stop, src.len())?;
         let map = self.chunk_map();
         let mut pos = bstart;
         let mut tmp = Vec::new();
+        let mut updates = Vec::new();
         while pos < bstop {
             let (n, in_chunk) = self.locate(&map, pos)?;
             let e_nb = self
@@ -1546,11 +1671,10 @@ impl SuperChunk {
                 self.decompress_chunk(n, &mut tmp)?;
             }
             tmp[in_chunk as usize..(in_chunk + take) as usize].copy_from_slice(part);
-            let c = self.compress(&tmp)?;
-            self.update_chunk(n, &c)?;
+            updates.push((n, self.compress_chunk(n, &tmp)?));
             pos += take;
         }
-        Ok(())
+        Ok(updates)
     }
 
     /// Items at the given item indices, one after the other into `dest`.
@@ -2116,6 +2240,8 @@ mod lock;
 
 pub use held::HeldChunk;
 
+#[cfg(test)]
+mod contexts_tests;
 #[cfg(test)]
 mod tests;
 

@@ -9,14 +9,13 @@ use super::geometry::{self, Geometry};
 use super::meta::{self, Meta, MAX_DIM};
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::special::make_special;
-use crate::chunk::{CParams, Decompressor, Special};
+use crate::chunk::{CParams, Special};
 use crate::error::{Error, Result};
 use crate::metalayers::Metalayer;
 use crate::schunk::{Storage, SuperChunk};
 use std::borrow::{Borrow, BorrowMut};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 /// Name of the metalayer holding the geometry; `caterva` is its older name,
 /// still read.
@@ -112,9 +111,6 @@ pub struct Array<S = SuperChunk> {
     pub(crate) geom: Geometry,
     pub(crate) dtype: Option<String>,
     pub(crate) dtype_format: i8,
-    /// For reads that decode a chunk with a block mask (the super-chunk's
-    /// own decompressor takes no mask).
-    pub(crate) dctx: Mutex<Option<Decompressor>>,
     pub stats: Stats,
 }
 
@@ -184,7 +180,6 @@ impl<S: Borrow<SuperChunk>> Array<S> {
             geom,
             dtype,
             dtype_format,
-            dctx: Mutex::new(None),
             stats: Stats::default(),
         }
     }

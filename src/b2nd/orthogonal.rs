@@ -242,7 +242,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
                 Ok(())
             })?;
             let sc = self.schunk_mut();
-            let c = sc.compress(&chunk)?;
+            let c = sc.compress_chunk(n, &chunk)?;
             sc.update_chunk(n, &c)?;
             self.stats.add(1, 0);
             Ok(())

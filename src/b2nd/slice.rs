@@ -12,7 +12,7 @@
 use super::array::Array;
 use super::geometry::{strides, Geometry};
 use super::meta::MAX_DIM;
-use crate::chunk::{ChunkHeader, Decompressor};
+use crate::chunk::ChunkHeader;
 use crate::error::{Error, Result};
 use crate::schunk::SuperChunk;
 use std::borrow::{Borrow, BorrowMut};
@@ -426,21 +426,19 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                         return Err(Error::Data);
                     }
                 } else {
-                    let c = sc.chunk(plan.nchunk)?;
-                    let h = ChunkHeader::read(&c)?;
-                    let mut guard = self.dctx.lock().map_err(|_| Error::Failure)?;
-                    let d = guard.get_or_insert_with(|| Decompressor::new(sc.dparams().clone()));
-                    // plugins (NDCELL, NDMEAN) read the geometry through it
-                    sc.plugin_info(&mut d.schunk);
+                    let h = ChunkHeader::read(&sc.lazy_chunk(plan.nchunk)?)?;
                     // a mask only fits chunks cut into the array's blocks
-                    if h.blocksize as usize == bb && h.nbytes as usize == chunk_nbytes {
-                        let mut mask = vec![true; nblocks];
-                        for p in &plan.blocks {
-                            mask[p.nblock as usize] = false;
-                        }
-                        d.set_maskout(&mask);
-                    }
-                    if d.decompress(&c, &mut chunkbuf)? != chunk_nbytes {
+                    let mask = (h.blocksize as usize == bb && h.nbytes as usize == chunk_nbytes)
+                        .then(|| {
+                            let mut mask = vec![true; nblocks];
+                            for p in &plan.blocks {
+                                mask[p.nblock as usize] = false;
+                            }
+                            mask
+                        });
+                    let got =
+                        sc.decompress_chunk_masked(plan.nchunk, mask.as_deref(), &mut chunkbuf)?;
+                    if got != chunk_nbytes {
                         return Err(Error::Data);
                     }
                 }
@@ -526,7 +524,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
         if self.ndim() == 0 {
             let item = buf.get(..ts).ok_or(Error::InvalidParam)?;
             let sc = self.schunk_mut();
-            let c = sc.compress(item)?;
+            let c = sc.compress_chunk(0, item)?;
             sc.update_chunk(0, &c)?;
             return Ok(());
         }
@@ -581,7 +579,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
                     &ds[..nd],
                 )?;
             }
-            let c = sc.compress(&data)?;
+            let c = sc.compress_chunk(plan.nchunk, &data)?;
             sc.update_chunk(plan.nchunk, &c)?;
             stats.add(1, 0);
             Ok(())

@@ -12,19 +12,78 @@ use crate::error::Error;
 use crate::registry::SchunkInfo;
 use std::ffi::c_int;
 use std::os::raw::c_void;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
 
 pub(crate) enum Kind {
     Compress(Box<Compressor>),
     Decompress(Box<Decompressor>),
 }
 
+impl Kind {
+    fn fork(&self) -> Kind {
+        match self {
+            Kind::Compress(c) => Kind::Compress(Box::new(c.fork())),
+            Kind::Decompress(d) => Kind::Decompress(Box::new(d.fork())),
+        }
+    }
+}
+
 /// What a `blosc2_context*` handed to C really points to.
 pub struct Context {
-    pub(crate) kind: Kind,
+    kind: Mutex<Kind>,
+    /// Never run: what a fresh copy of `kind` is made from (see `with_kind`).
+    template: Kind,
     /// What `blosc2_ctx_get_cparams` reports (effective values).
     pub(crate) cparams: blosc2_cparams,
     pub(crate) dparams: blosc2_dparams,
+}
+
+impl Context {
+    fn new(kind: Kind, cparams: blosc2_cparams, dparams: blosc2_dparams) -> Box<Context> {
+        Box::new(Context {
+            template: kind.fork(),
+            kind: Mutex::new(kind),
+            cparams,
+            dparams,
+        })
+    }
+
+    /// Run `f` on the context's compressor or decompressor. A context in
+    /// use (by another thread, or by a plugin that calls back into the
+    /// library from inside it) lends a fresh copy with the same settings and
+    /// hooks instead: nobody ever waits for a context, so a callback cannot
+    /// deadlock the library, and one that fails leaves nothing locked.
+    pub(crate) fn with_kind<R>(&self, f: impl FnOnce(&mut Kind) -> R) -> R {
+        match self.kind.try_lock() {
+            Ok(mut k) => f(&mut k),
+            Err(TryLockError::Poisoned(p)) => {
+                // a caught panic: the scratch buffers are only ever
+                // overwritten before use, so the context is still sound
+                self.kind.clear_poison();
+                f(&mut p.into_inner())
+            }
+            Err(TryLockError::WouldBlock) => f(&mut self.template.fork()),
+        }
+    }
+}
+
+/// `current_nchunk` of the super-chunk a context's parameters name, which
+/// upstream reports to prefilters and postfilters as `nchunk` (callers
+/// such as python-blosc2 set it before compressing); -1 without one.
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk of this library.
+pub(crate) unsafe fn current_nchunk(schunk: *mut c_void) -> i64 {
+    let sc = schunk.cast::<super::types::blosc2_schunk>();
+    if sc.is_null() {
+        return -1;
+    }
+    // SAFETY: a live super-chunk's public struct, which C may write at any
+    // time (it lives in an UnsafeCell); an aligned i64 read atomically, as
+    // threads sharing the super-chunk may store it concurrently.
+    unsafe { AtomicI64::from_ptr(std::ptr::addr_of_mut!((*sc).current_nchunk)) }
+        .load(Ordering::Relaxed)
 }
 
 /// `build_filters` of upstream: the Blosc1 switches written into the
@@ -109,19 +168,21 @@ pub(crate) fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
     }
     let cp = effective_cparams(cparams)?;
     let core = core_cparams(&cp);
-    let comp = Compressor::new(core);
-    let mut ctx = Box::new(Context {
-        kind: Kind::Compress(Box::new(comp)),
-        cparams: cp,
-        dparams: blosc2_dparams::default(),
-    });
+    let mut comp = Compressor::new(core);
+    // The prefilter is told which context runs it: the address the Box
+    // will have, which the allocation below fixes.
+    let mut ctx = Context::new(
+        Kind::Compress(Box::new(Compressor::new(CParams::default()))),
+        cp,
+        blosc2_dparams::default(),
+    );
     let handle = (&mut *ctx as *mut Context).cast::<blosc2_context>();
     // SAFETY: `preparams` is NULL or valid, per the blosc2_cparams contract.
     if let Some(pre) = unsafe { CPrefilter::new(cp.prefilter, cp.preparams, handle) } {
-        if let Kind::Compress(c) = &mut ctx.kind {
-            c.prefilter = Some(Arc::new(pre));
-        }
+        comp.prefilter = Some(Arc::new(pre));
     }
+    ctx.template = Kind::Compress(Box::new(comp.fork()));
+    *ctx.kind.get_mut().unwrap_or_else(|p| p.into_inner()) = Kind::Compress(Box::new(comp));
     Some(ctx)
 }
 
@@ -134,18 +195,19 @@ pub(crate) fn new_dctx(dparams: blosc2_dparams) -> Box<Context> {
         nthreads: dp.nthreads,
         typesize: dp.typesize,
     };
-    let mut ctx = Box::new(Context {
-        kind: Kind::Decompress(Box::new(Decompressor::new(core))),
-        cparams: blosc2_cparams::default(),
-        dparams: dp,
-    });
+    let mut d = Decompressor::new(core);
+    let mut ctx = Context::new(
+        Kind::Decompress(Box::new(Decompressor::new(DParams::default()))),
+        blosc2_cparams::default(),
+        dp,
+    );
     let handle = (&mut *ctx as *mut Context).cast::<blosc2_context>();
     // SAFETY: `postparams` is NULL or valid, per the blosc2_dparams contract.
     if let Some(post) = unsafe { CPostfilter::new(dp.postfilter, dp.postparams, handle) } {
-        if let Kind::Decompress(d) = &mut ctx.kind {
-            d.postfilter = Some(Arc::new(post));
-        }
+        d.postfilter = Some(Arc::new(post));
     }
+    ctx.template = Kind::Decompress(Box::new(d.fork()));
+    *ctx.kind.get_mut().unwrap_or_else(|p| p.into_inner()) = Kind::Decompress(Box::new(d));
     ctx
 }
 
@@ -233,8 +295,8 @@ pub unsafe extern "C" fn blosc2_set_maskout(
     nblocks: c_int,
 ) -> c_int {
     ffi_int!("blosc2_set_maskout", {
-        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
-        let Some(c) = (unsafe { ctx.cast::<Context>().as_mut() }) else {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { ctx.cast::<Context>().as_ref() }) else {
             return err(Error::NullPointer);
         };
         if maskout.is_null() || nblocks < 0 {
@@ -242,13 +304,13 @@ pub unsafe extern "C" fn blosc2_set_maskout(
         }
         // SAFETY: the caller promises `nblocks` readable bools at `maskout`.
         let mask = unsafe { std::slice::from_raw_parts(maskout, nblocks as usize) };
-        match &mut c.kind {
+        c.with_kind(|k| match k {
             Kind::Decompress(d) => {
                 d.set_maskout(mask);
                 0
             }
             Kind::Compress(_) => err(Error::InvalidParam),
-        }
+        })
     })
 }
 
@@ -265,22 +327,28 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     destsize: i32,
 ) -> c_int {
     ffi_int!("blosc2_compress_ctx", {
-        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
-        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(Error::NullPointer);
         };
-        let Kind::Compress(comp) = &mut c.kind else {
-            trace_error!("Context is not meant for compression.  Giving up.");
-            return err(Error::InvalidParam);
-        };
-        // SAFETY: `cparams.schunk` is NULL or a live super-chunk, as for upstream.
-        unsafe { show_plugins_schunk(c.cparams.schunk, &mut comp.schunk) };
         // SAFETY: the caller promises the sizes describe the buffers.
         let (src, dest) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
             Ok(v) => v,
             Err(e) => return err(e),
         };
-        rc(comp.compress(src, dest))
+        c.with_kind(|k| {
+            let Kind::Compress(comp) = k else {
+                trace_error!("Context is not meant for compression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            // SAFETY: `cparams.schunk` is NULL or a live super-chunk, as for
+            // upstream.
+            unsafe {
+                show_plugins_schunk(c.cparams.schunk, &mut comp.schunk);
+                comp.nchunk = current_nchunk(c.cparams.schunk);
+            }
+            rc(comp.compress(src, dest))
+        })
     })
 }
 
@@ -337,16 +405,10 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     destsize: i32,
 ) -> c_int {
     ffi_int!("blosc2_decompress_ctx", {
-        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
-        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(Error::NullPointer);
         };
-        let Kind::Decompress(d) = &mut c.kind else {
-            trace_error!("Context is not meant for decompression.  Giving up.");
-            return err(Error::InvalidParam);
-        };
-        // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for upstream.
-        unsafe { show_plugins_schunk(c.dparams.schunk, &mut d.schunk) };
         // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
         let lazy =
             match unsafe { super::schunk::resolve_lazy(c.dparams.schunk, src, srcsize, None) } {
@@ -356,8 +418,19 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         let (src, srcsize) = lazy
             .as_ref()
             .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
-        // SAFETY: the caller's sizes describe the buffers.
-        unsafe { decompress_with(d, src, srcsize, dest, destsize) }
+        c.with_kind(|k| {
+            let Kind::Decompress(d) = k else {
+                trace_error!("Context is not meant for decompression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for
+            // upstream; the caller's sizes describe the buffers.
+            unsafe {
+                show_plugins_schunk(c.dparams.schunk, &mut d.schunk);
+                d.nchunk = current_nchunk(c.dparams.schunk);
+                decompress_with(d, src, srcsize, dest, destsize)
+            }
+        })
     })
 }
 
@@ -414,8 +487,8 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
     destsize: i32,
 ) -> c_int {
     ffi_int!("blosc2_getitem_ctx", {
-        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
-        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(Error::NullPointer);
         };
         // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
@@ -433,23 +506,17 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         let (src, srcsize) = lazy
             .as_ref()
             .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
-        if let Kind::Decompress(d) = &mut c.kind {
-            // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
-            unsafe { show_plugins_schunk(c.dparams.schunk, &mut d.schunk) };
-        }
-        // SAFETY: forwarded caller contract.
-        unsafe {
-            getitem_with(
-                &mut c.kind,
-                src,
-                srcsize,
-                start,
-                nitems,
-                dest,
-                destsize,
-                false,
-            )
-        }
+        c.with_kind(|k| {
+            if let Kind::Decompress(d) = k {
+                // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
+                unsafe {
+                    show_plugins_schunk(c.dparams.schunk, &mut d.schunk);
+                    d.nchunk = current_nchunk(c.dparams.schunk);
+                }
+            }
+            // SAFETY: forwarded caller contract.
+            unsafe { getitem_with(k, src, srcsize, start, nitems, dest, destsize, false) }
+        })
     })
 }
 
@@ -468,8 +535,8 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     destsize: i32,
 ) -> c_int {
     ffi_int!("blosc2_getitem_bytes_ctx", {
-        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
-        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(Error::NullPointer);
         };
         // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
@@ -482,23 +549,17 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         let (src, srcsize) = lazy
             .as_ref()
             .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
-        if let Kind::Decompress(d) = &mut c.kind {
-            // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
-            unsafe { show_plugins_schunk(c.dparams.schunk, &mut d.schunk) };
-        }
-        // SAFETY: forwarded caller contract.
-        unsafe {
-            getitem_with(
-                &mut c.kind,
-                src,
-                srcsize,
-                start,
-                nbytes,
-                dest,
-                destsize,
-                true,
-            )
-        }
+        c.with_kind(|k| {
+            if let Kind::Decompress(d) = k {
+                // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
+                unsafe {
+                    show_plugins_schunk(c.dparams.schunk, &mut d.schunk);
+                    d.nchunk = current_nchunk(c.dparams.schunk);
+                }
+            }
+            // SAFETY: forwarded caller contract.
+            unsafe { getitem_with(k, src, srcsize, start, nbytes, dest, destsize, true) }
+        })
     })
 }
 

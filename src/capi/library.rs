@@ -8,7 +8,7 @@ use crate::registry;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::os::raw::c_void;
 use std::sync::atomic::{AtomicBool, AtomicI16, AtomicI32, AtomicU8, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Settings of the Blosc1-style global API.
 pub(crate) static G_NTHREADS: AtomicI16 = AtomicI16::new(1);
@@ -232,15 +232,78 @@ pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
     G_DELTA.store(dodelta != 0, Ordering::Relaxed);
 }
 
-/// The threads callback of upstream lets a host run Blosc's jobs on its own
-/// threads. Our contexts own their pools, so the callback is recorded but
-/// never needed; output is the same either way.
+/// Run every context's worker threads through `callback` from now on (NULL:
+/// the library's own threads again), as upstream does. The callback gets
+/// `numjobs` jobs of `jobdata_elsize` bytes each at `jobdata` and must call
+/// `dojob` on each, in any order or concurrently, before it returns. Like
+/// upstream's, it is meant to be set before any other call, not while
+/// contexts are compressing.
 #[no_mangle]
 pub extern "C" fn blosc2_set_threads_callback(
     callback: blosc_threads_callback,
     callback_data: *mut c_void,
 ) {
-    let _ = (callback, callback_data);
+    guard("blosc2_set_threads_callback", (), || {
+        let runner = callback.map(|cb| {
+            Arc::new(CRunner {
+                cb,
+                data: callback_data as usize,
+            }) as Arc<dyn crate::pool::Runner>
+        });
+        crate::pool::set_runner(runner);
+    })
+}
+
+type ThreadsCallback = unsafe extern "C" fn(
+    *mut c_void,
+    Option<unsafe extern "C" fn(*mut c_void)>,
+    c_int,
+    usize,
+    *mut c_void,
+);
+
+/// A host's threads callback as the pools' runner.
+struct CRunner {
+    cb: ThreadsCallback,
+    /// The host's `callback_data`, handed back untouched.
+    data: usize,
+}
+
+/// One job as the host sees it: an opaque element of `jobdata`.
+struct Job<'a> {
+    job: &'a (dyn Fn(usize) + Sync),
+    w: usize,
+}
+
+/// The `dojob` the host calls on each element of `jobdata`.
+///
+/// # Safety
+/// `p` is NULL or points to a `Job` of the running `CRunner::run` call.
+unsafe extern "C" fn run_job(p: *mut c_void) {
+    // SAFETY: per the contract; NULL (a broken host) is ignored.
+    if let Some(j) = unsafe { p.cast::<Job>().as_ref() } {
+        // the pool catches panics of its own work; nothing else can panic,
+        // and nothing may unwind into the host's C frames
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (j.job)(j.w)));
+    }
+}
+
+impl crate::pool::Runner for CRunner {
+    fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        let mut jobs: Vec<Job> = (0..njobs).map(|w| Job { job, w }).collect();
+        // SAFETY: the host's callback per its contract: it runs `run_job` on
+        // the `njobs` elements of `jobs`, which outlive the call, and returns
+        // when they are done.
+        unsafe {
+            (self.cb)(
+                self.data as *mut c_void,
+                Some(run_job),
+                njobs.min(c_int::MAX as usize) as c_int,
+                std::mem::size_of::<Job>(),
+                jobs.as_mut_ptr().cast(),
+            )
+        }
+    }
 }
 
 /// # Safety

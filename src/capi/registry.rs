@@ -6,10 +6,17 @@ use super::library::cstr_arg;
 use super::types::{blosc2_codec, blosc2_cparams, blosc2_dparams, blosc2_filter, blosc2_tuner};
 use crate::error::Error;
 use crate::registry::{self, CodecEntry, FilterEntry, PluginContext};
-use std::ffi::c_int;
+use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-/// The cparams a plugin callback receives.
+/// The `blosc2_schunk*` a plugin is shown (upstream's `cparams->schunk`).
+fn plugin_schunk(ctx: &PluginContext) -> *mut c_void {
+    ctx.schunk
+        .map_or(std::ptr::null_mut(), |s| s.owner as *mut c_void)
+}
+
+/// The cparams a plugin callback receives: what upstream's
+/// `blosc2_ctx_get_cparams` reports for the running context.
 fn plugin_cparams(ctx: &PluginContext) -> blosc2_cparams {
     let cp = ctx.cparams;
     blosc2_cparams {
@@ -21,6 +28,7 @@ fn plugin_cparams(ctx: &PluginContext) -> blosc2_cparams {
         nthreads: cp.nthreads,
         blocksize: cp.blocksize,
         splitmode: cp.splitmode as i32,
+        schunk: plugin_schunk(ctx),
         filters: cp.filters,
         filters_meta: cp.filters_meta,
         instr_codec: cp.instr_codec,
@@ -28,10 +36,12 @@ fn plugin_cparams(ctx: &PluginContext) -> blosc2_cparams {
     }
 }
 
+/// The dparams a plugin callback receives (`blosc2_ctx_get_dparams`).
 fn plugin_dparams(ctx: &PluginContext) -> blosc2_dparams {
     blosc2_dparams {
-        nthreads: 1,
+        nthreads: ctx.cparams.nthreads,
         typesize: ctx.typesize,
+        schunk: plugin_schunk(ctx),
         ..blosc2_dparams::default()
     }
 }

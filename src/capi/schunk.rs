@@ -7,17 +7,20 @@
 //! C code (and upstream's `static inline blosc2_meta_get`) reads its fields.
 
 use super::boundary::{err, ffi_int, guard};
-use super::context::{core_cparams, effective_cparams, new_cctx, new_dctx, Context};
+use super::context::{core_cparams, effective_cparams, new_cctx, new_dctx, Context, Kind};
 use super::types::{
     blosc2_cparams, blosc2_dparams, blosc2_frame, blosc2_io, blosc2_metalayer, blosc2_schunk,
     blosc2_storage,
 };
-use crate::chunk::{DParams, Special};
+use crate::chunk::{Compressor, DParams, Decompressor, Special};
 use crate::error::Error;
-use crate::schunk::{HeldChunk, Storage, SuperChunk};
+use crate::schunk::{ChunkContexts, HeldChunk, Storage, SuperChunk};
+use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::PathBuf;
 use std::ptr;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
 
 /// A metalayer as C sees it, with the memory its pointers point into.
 struct CMeta {
@@ -30,8 +33,10 @@ struct CMeta {
 /// What a `blosc2_schunk*` really points to.
 #[repr(C)]
 pub(crate) struct Handle {
-    /// Must stay first: C's pointer is this field's address.
-    c: blosc2_schunk,
+    /// Must stay first: C's pointer is this field's address. C writes its
+    /// fields whenever it likes (`current_nchunk`, `cctx`, `dctx`), also
+    /// from callbacks running while the library holds the handle.
+    c: UnsafeCell<blosc2_schunk>,
     pub(crate) core: SuperChunk,
     storage: Box<blosc2_storage>,
     cparams: Box<blosc2_cparams>,
@@ -71,7 +76,7 @@ impl Handle {
     fn new(core: SuperChunk, cp: blosc2_cparams, dp: blosc2_dparams, io: blosc2_io) -> Box<Handle> {
         // SAFETY: blosc2_schunk is plain C data (integers and raw pointers)
         // for which all-zero bytes are a valid value, as upstream's calloc.
-        let c: blosc2_schunk = unsafe { std::mem::zeroed() };
+        let c = UnsafeCell::new(unsafe { std::mem::zeroed::<blosc2_schunk>() });
         let urlpath = core
             .urlpath()
             .and_then(|p| CString::new(p.to_string_lossy().into_owned()).ok());
@@ -90,22 +95,25 @@ impl Handle {
             data: Vec::new(),
             specials: Vec::new(),
         });
-        h.c.cctx = match new_cctx(*h.cparams) {
-            Some(b) => Box::into_raw(b).cast(),
-            None => ptr::null_mut(),
-        };
-        h.c.dctx = Box::into_raw(new_dctx(*h.dparams)).cast();
-        // as upstream, the super-chunk's own context knows its super-chunk,
-        // so lazy chunks decode through it
-        let me: *mut blosc2_schunk = &mut h.c;
-        // SAFETY: dctx was made from a Box<Context> just above.
-        unsafe { (*h.c.dctx.cast::<Context>()).dparams.schunk = me.cast() };
-        // and so does cctx: the b2nd codecs (NDLZ, ZFP) read the geometry
-        // from the super-chunk when called through blosc2_compress_ctx
-        if !h.c.cctx.is_null() {
-            // SAFETY: a non-null cctx was made from a Box<Context> just above.
-            unsafe { (*h.c.cctx.cast::<Context>()).cparams.schunk = me.cast() };
+        // the whole handle's address, as C will have it
+        let me = (&mut *h as *mut Handle).cast::<blosc2_schunk>();
+        // As upstream, the super-chunk's contexts know their super-chunk:
+        // lazy chunks decode through dctx, plugins see it as
+        // `cparams->schunk`, and prefilters and postfilters get its
+        // `current_nchunk`.
+        let mut cctx = new_cctx(*h.cparams);
+        if let Some(cx) = cctx.as_mut() {
+            cx.cparams.schunk = me.cast();
         }
+        let mut dctx = new_dctx(*h.dparams);
+        dctx.dparams.schunk = me.cast();
+        let c = h.c.get_mut();
+        c.cctx = cctx.map_or(ptr::null_mut(), |b| Box::into_raw(b).cast());
+        c.dctx = Box::into_raw(dctx).cast();
+        // the core compresses and decompresses through them (whichever
+        // contexts C has put there by then)
+        h.core.owner = me as usize;
+        h.core.contexts = Some(Arc::new(HandleContexts(me as usize)));
         h.sync_metas();
         h.sync();
         h
@@ -115,26 +123,27 @@ impl Handle {
     fn sync_metas(&mut self) {
         self.metas = self.core.metalayers.iter().map(cmeta).collect();
         self.vlmetas = self.core.vlmetalayers.iter().map(cmeta).collect();
-        self.c.metalayers = [ptr::null_mut(); super::consts::BLOSC2_MAX_METALAYERS];
+        let c = self.c.get_mut();
+        c.metalayers = [ptr::null_mut(); super::consts::BLOSC2_MAX_METALAYERS];
         for (i, m) in self.metas.iter_mut().enumerate() {
-            self.c.metalayers[i] = &mut *m.raw;
+            c.metalayers[i] = &mut *m.raw;
         }
-        self.c.nmetalayers = self.metas.len() as u16;
-        for p in self.c.vlmetalayers.iter_mut() {
+        c.nmetalayers = self.metas.len() as u16;
+        for p in c.vlmetalayers.iter_mut() {
             *p = ptr::null_mut();
         }
         for (i, m) in self.vlmetas.iter_mut().enumerate() {
-            if let Some(slot) = self.c.vlmetalayers.get_mut(i) {
+            if let Some(slot) = c.vlmetalayers.get_mut(i) {
                 *slot = &mut *m.raw;
             }
         }
-        self.c.nvlmetalayers = self.vlmetas.len() as i16;
+        c.nvlmetalayers = self.vlmetas.len() as i16;
     }
 
     /// Refresh the public struct from the core.
     fn sync(&mut self) {
         let cp = self.core.cparams().clone();
-        let c = &mut self.c;
+        let c = self.c.get_mut();
         c.version = 0;
         c.compcode = cp.compcode;
         c.compcode_meta = cp.compcode_meta;
@@ -151,7 +160,7 @@ impl Handle {
         c.nbytes = self.core.nbytes();
         c.cbytes = self.core.cbytes();
         self.sync_data();
-        let c = &mut self.c;
+        let c = self.c.get_mut();
         // As upstream, the storage's parameters name their super-chunk, so
         // contexts made from them (blosc2_create_dctx(*sc->storage->dparams))
         // decode its lazy chunks and give plugins its metalayers.
@@ -184,7 +193,7 @@ impl Handle {
     /// Take what C code wrote into the public struct where upstream reads
     /// it back: python-blosc2 sets `chunksize` after creating a super-chunk.
     fn pull(&mut self) {
-        let cs = self.c.chunksize;
+        let cs = self.c.get_mut().chunksize;
         if cs != self.core.chunksize() {
             self.core.set_chunksize(cs);
         }
@@ -223,12 +232,13 @@ impl Handle {
                 self.data.push(p);
             }
         }
+        let c = self.c.get_mut();
         if self.data.is_empty() {
-            self.c.data = ptr::null_mut();
-            self.c.data_len = 0;
+            c.data = ptr::null_mut();
+            c.data_len = 0;
         } else {
-            self.c.data = self.data.as_mut_ptr();
-            self.c.data_len = self.data.len() * std::mem::size_of::<*mut u8>();
+            c.data = self.data.as_mut_ptr();
+            c.data_len = self.data.len() * std::mem::size_of::<*mut u8>();
         }
     }
 
@@ -246,7 +256,8 @@ impl Handle {
 
 impl Drop for Handle {
     fn drop(&mut self) {
-        for ctx in [self.c.cctx, self.c.dctx] {
+        let c = self.c.get_mut();
+        for ctx in [c.cctx, c.dctx] {
             if !ctx.is_null() {
                 // SAFETY: both came from Box::into_raw in Handle::new and are
                 // freed only here.
@@ -261,6 +272,68 @@ impl Drop for Handle {
             unsafe { libc::free(self.cframe.cast()) };
         }
     }
+}
+
+/// A super-chunk's data chunks go through its public struct's `cctx` and
+/// `dctx`, read at each use because C may replace them (python-blosc2 puts
+/// contexts carrying its prefilters and postfilters there).
+struct HandleContexts(usize);
+
+impl HandleContexts {
+    fn context(&self, nchunk: i64, compress: bool) -> Option<&Context> {
+        let sc = self.0 as *mut blosc2_schunk;
+        // SAFETY: the Handle at `sc` owns the core that calls this, so it is
+        // live; its public struct is an UnsafeCell C may write meanwhile.
+        unsafe {
+            set_current_nchunk(sc, nchunk);
+            let cx = if compress {
+                ptr::addr_of!((*sc).cctx).read()
+            } else {
+                ptr::addr_of!((*sc).dctx).read()
+            };
+            // a context stays alive while it is the super-chunk's
+            cx.cast::<Context>().as_ref()
+        }
+    }
+}
+
+impl ChunkContexts for HandleContexts {
+    fn compressor(
+        &self,
+        nchunk: i64,
+        f: &mut dyn FnMut(&mut Compressor) -> Result<usize, Error>,
+    ) -> Option<Result<usize, Error>> {
+        let cx = self.context(nchunk, true)?;
+        Some(cx.with_kind(|k| match k {
+            Kind::Compress(c) => f(c),
+            Kind::Decompress(_) => Err(Error::InvalidParam),
+        }))
+    }
+
+    fn decompressor(
+        &self,
+        nchunk: i64,
+        f: &mut dyn FnMut(&mut Decompressor) -> Result<usize, Error>,
+    ) -> Option<Result<usize, Error>> {
+        let cx = self.context(nchunk, false)?;
+        Some(cx.with_kind(|k| match k {
+            Kind::Decompress(d) => f(d),
+            Kind::Compress(_) => Err(Error::InvalidParam),
+        }))
+    }
+}
+
+/// Record which chunk the super-chunk works on, as upstream does before
+/// it compresses or decompresses one: prefilters and postfilters get it as
+/// `nchunk`.
+///
+/// # Safety
+/// `sc` is a live super-chunk of this library.
+unsafe fn set_current_nchunk(sc: *mut blosc2_schunk, nchunk: i64) {
+    // SAFETY: per the contract; an aligned i64 in an UnsafeCell, stored
+    // atomically because threads sharing the super-chunk may race on it.
+    unsafe { AtomicI64::from_ptr(ptr::addr_of_mut!((*sc).current_nchunk)) }
+        .store(nchunk, Ordering::Relaxed);
 }
 
 /// The handle behind a C pointer.
@@ -617,22 +690,42 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
     })
 }
 
-/// Run `f` on the handle and sync the public struct afterwards.
+/// Take what C wrote into the public struct (see [`Handle::pull`]) before
+/// an operation that depends on it.
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk.
+unsafe fn pull(schunk: *mut blosc2_schunk) {
+    // SAFETY: per the contract.
+    if let Some(h) = unsafe { handle(schunk) } {
+        h.pull();
+    }
+}
+
+/// Run `f` on the core and sync the public struct afterwards.
 ///
 /// # Safety
 /// `schunk` is NULL or a live super-chunk.
 unsafe fn with<T: Into<i64>>(
     schunk: *mut blosc2_schunk,
-    f: impl FnOnce(&mut Handle) -> Result<T, Error>,
+    f: impl FnOnce(&mut SuperChunk) -> Result<T, Error>,
 ) -> i64 {
-    // SAFETY: per the contract.
-    let Some(h) = (unsafe { handle(schunk) }) else {
+    if schunk.is_null() {
         return err(Error::NullPointer) as i64;
-    };
-    h.pull();
-    let r = f(h);
-    h.sync_metas();
-    h.sync();
+    }
+    // SAFETY: per the contract.
+    unsafe { pull(schunk) };
+    // Only the core is borrowed while `f` runs: plugins it calls read the
+    // public struct (and C may write it) meanwhile.
+    // SAFETY: per the contract, a live Handle whose first field `schunk`
+    // addresses.
+    let core = unsafe { &mut (*schunk.cast::<Handle>()).core };
+    let r = f(core);
+    // SAFETY: as above; `f` is done with the core.
+    if let Some(h) = unsafe { handle(schunk) } {
+        h.sync_metas();
+        h.sync();
+    }
     match r {
         Ok(v) => v.into(),
         Err(e) => err(e) as i64,
@@ -674,11 +767,11 @@ unsafe fn store_chunk<T: Into<i64>>(
     schunk: *mut blosc2_schunk,
     chunk: *mut u8,
     copy: bool,
-    op: impl FnOnce(&mut Handle, &[u8]) -> Result<T, Error>,
+    op: impl FnOnce(&mut SuperChunk, &[u8]) -> Result<T, Error>,
 ) -> i64 {
     guard(name, Error::Failure.code() as i64, || {
         // SAFETY: forwarded contract.
-        let r = unsafe { with(schunk, |h| op(h, c_chunk(chunk)?)) };
+        let r = unsafe { with(schunk, |core| op(core, c_chunk(chunk)?)) };
         if r >= 0 {
             // SAFETY: forwarded contract.
             unsafe { consume(chunk, copy) };
@@ -699,9 +792,13 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
 ) -> i64 {
     // SAFETY: forwarded contract.
     unsafe {
-        store_chunk("blosc2_schunk_append_chunk", schunk, chunk, copy, |h, c| {
-            h.core.append_chunk(c)
-        })
+        store_chunk(
+            "blosc2_schunk_append_chunk",
+            schunk,
+            chunk,
+            copy,
+            |core, c| core.append_chunk(c),
+        )
     }
 }
 
@@ -718,9 +815,13 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
 ) -> i64 {
     // SAFETY: forwarded contract.
     unsafe {
-        store_chunk("blosc2_schunk_insert_chunk", schunk, chunk, copy, |h, c| {
-            h.core.insert_chunk(nchunk, c)
-        })
+        store_chunk(
+            "blosc2_schunk_insert_chunk",
+            schunk,
+            chunk,
+            copy,
+            |core, c| core.insert_chunk(nchunk, c),
+        )
     }
 }
 
@@ -737,9 +838,13 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
 ) -> i64 {
     // SAFETY: forwarded contract.
     unsafe {
-        store_chunk("blosc2_schunk_update_chunk", schunk, chunk, copy, |h, c| {
-            h.core.update_chunk(nchunk, c)
-        })
+        store_chunk(
+            "blosc2_schunk_update_chunk",
+            schunk,
+            chunk,
+            copy,
+            |core, c| core.update_chunk(nchunk, c),
+        )
     }
 }
 
@@ -757,7 +862,7 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
         Error::Failure.code() as i64,
         || {
             // SAFETY: forwarded contract.
-            unsafe { with(schunk, |h| h.core.delete_chunk(nchunk)) }
+            unsafe { with(schunk, |core| core.delete_chunk(nchunk)) }
         },
     )
 }
@@ -781,8 +886,21 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
             }
             // SAFETY: `nbytes` readable bytes per the contract.
             let s = unsafe { super::ptr::in_slice(src, nbytes as usize) };
+            // As upstream: compress through the super-chunk's context, then
+            // append. Only the first step runs prefilters and plugins, and
+            // it shares the super-chunk with them.
+            // SAFETY: per the contract.
+            unsafe { pull(schunk) };
+            // SAFETY: per the contract.
+            let Some(h) = (unsafe { handle_ref(schunk) }) else {
+                return err(Error::NullPointer) as i64;
+            };
+            let chunk = match h.core.compress_chunk(h.core.nchunks(), s) {
+                Ok(c) => c,
+                Err(e) => return err(e) as i64,
+            };
             // SAFETY: forwarded contract.
-            unsafe { with(schunk, |h| h.core.append_buffer(s)) }
+            unsafe { with(schunk, |core| core.append_chunk(&chunk)) }
         },
     )
 }
@@ -831,10 +949,15 @@ unsafe fn get_chunk_impl(
     if chunk.is_null() || needs_free.is_null() {
         return err(Error::NullPointer);
     }
-    // SAFETY: writable per the contract.
+    // SAFETY: writable per the contract; `schunk` is live.
     unsafe {
         *chunk = ptr::null_mut();
         *needs_free = false;
+        // as upstream, so that a context of this super-chunk decoding the
+        // chunk next tells postfilters its number
+        if (0..h.core.nchunks()).contains(&nchunk) {
+            set_current_nchunk(schunk, nchunk);
+        }
     }
     let c = match if lazy {
         h.core.lazy_chunk(nchunk)
@@ -1002,10 +1125,24 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         }
         // SAFETY: `len` readable bytes per the contract.
         let src = unsafe { super::ptr::in_slice(buffer, len as usize) };
+        // SAFETY: per the contract.
+        unsafe { pull(schunk) };
+        // The new chunks are made with the super-chunk shared (plugins may
+        // read it), then stored.
+        // SAFETY: per the contract.
+        let updates =
+            match unsafe { handle_ref(schunk) }.map(|h| h.core.slice_updates(start, stop, src)) {
+                Some(Ok(u)) => u,
+                Some(Err(e)) => return err(e),
+                None => return err(Error::NullPointer),
+            };
         // SAFETY: forwarded contract.
         let r = unsafe {
-            with(schunk, |h| {
-                h.core.set_slice(start, stop, src).map(|()| 0i64)
+            with(schunk, |core| {
+                for (n, c) in &updates {
+                    core.update_chunk(*n, c)?;
+                }
+                Ok(0i64)
             })
         };
         r as c_int
@@ -1027,11 +1164,11 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
         }
         // SAFETY: forwarded contract.
         let r = unsafe {
-            with(schunk, |h| {
-                let n = h.core.nchunks() as usize;
+            with(schunk, |core| {
+                let n = core.nchunks() as usize;
                 // SAFETY: `nchunks` readable values per the contract.
                 let order = std::slice::from_raw_parts(offsets_order, n);
-                h.core.reorder(order).map(|()| 0i64)
+                core.reorder(order).map(|()| 0i64)
             })
         };
         r as c_int
@@ -1058,7 +1195,7 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
                 _ => return err(Error::SchunkSpecial) as i64,
             };
             // SAFETY: forwarded contract.
-            unsafe { with(schunk, |h| h.core.fill_special(nitems, kind, chunksize)) }
+            unsafe { with(schunk, |core| core.fill_special(nitems, kind, chunksize)) }
         },
     )
 }
@@ -1122,7 +1259,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
                 return err(Error::NullPointer) as i64;
             };
             // SAFETY: forwarded contract.
-            unsafe { with(schunk, |h| h.core.to_file(&path)) }
+            unsafe { with(schunk, |core| core.to_file(&path)) }
         },
     )
 }
@@ -1145,7 +1282,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
                 return err(Error::NullPointer) as i64;
             };
             // SAFETY: forwarded contract.
-            unsafe { with(schunk, |h| h.core.append_file(&path)) }
+            unsafe { with(schunk, |core| core.append_file(&path)) }
         },
     )
 }
@@ -1161,7 +1298,7 @@ pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> 
         Error::Failure.code() as i64,
         || {
             // SAFETY: forwarded contract.
-            unsafe { with(schunk, |h| h.core.frame_len()) }
+            unsafe { with(schunk, |core| core.frame_len()) }
         },
     )
 }
@@ -1302,10 +1439,9 @@ pub unsafe extern "C" fn blosc2_meta_add(
     ffi_int!("blosc2_meta_add", {
         // SAFETY: forwarded contract.
         let r = unsafe {
-            with(schunk, |h| {
+            with(schunk, |core| {
                 let n = c_name(name).ok_or(Error::InvalidParam)?;
-                h.core
-                    .meta_add(n, content(content_, content_len)?)
+                core.meta_add(n, content(content_, content_len)?)
                     .map(|i| i as i64)
             })
         };
@@ -1327,10 +1463,9 @@ pub unsafe extern "C" fn blosc2_meta_update(
     ffi_int!("blosc2_meta_update", {
         // SAFETY: forwarded contract.
         let r = unsafe {
-            with(schunk, |h| {
+            with(schunk, |core| {
                 let n = c_name(name).ok_or(Error::InvalidParam)?;
-                h.core
-                    .meta_update(n, content(content_, content_len)?)
+                core.meta_update(n, content(content_, content_len)?)
                     .map(|i| i as i64)
             })
         };
@@ -1384,11 +1519,10 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     ffi_int!("blosc2_vlmeta_add", {
         // SAFETY: forwarded contract.
         let r = unsafe {
-            with(schunk, |h| {
+            with(schunk, |core| {
                 let n = c_name(name).ok_or(Error::InvalidParam)?;
                 let cp = vl_cparams(cparams);
-                h.core
-                    .vlmeta_add(n, content(content_, content_len)?, cp.as_ref())
+                core.vlmeta_add(n, content(content_, content_len)?, cp.as_ref())
                     .map(|i| i as i64)
             })
         };
@@ -1411,11 +1545,10 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     ffi_int!("blosc2_vlmeta_update", {
         // SAFETY: forwarded contract.
         let r = unsafe {
-            with(schunk, |h| {
+            with(schunk, |core| {
                 let n = c_name(name).ok_or(Error::InvalidParam)?;
                 let cp = vl_cparams(cparams);
-                h.core
-                    .vlmeta_update(n, content(content_, content_len)?, cp.as_ref())
+                core.vlmeta_update(n, content(content_, content_len)?, cp.as_ref())
                     .map(|i| i as i64)
             })
         };
@@ -1482,9 +1615,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(
     ffi_int!("blosc2_vlmeta_delete", {
         // SAFETY: forwarded contract.
         let r = unsafe {
-            with(schunk, |h| {
+            with(schunk, |core| {
                 let n = c_name(name).ok_or(Error::InvalidParam)?;
-                h.core.vlmeta_delete(n).map(|i| i as i64)
+                core.vlmeta_delete(n).map(|i| i as i64)
             })
         };
         r as c_int
@@ -1525,7 +1658,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
     ffi_int!("blosc2_schunk_lock", {
         // SAFETY: forwarded contract.
-        unsafe { with(schunk, |h| h.core.lock().map(|()| 0i64)) as c_int }
+        unsafe { with(schunk, |core| core.lock().map(|()| 0i64)) as c_int }
     })
 }
 
@@ -1537,7 +1670,7 @@ pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
     ffi_int!("blosc2_schunk_unlock", {
         // SAFETY: forwarded contract.
-        unsafe { with(schunk, |h| h.core.unlock().map(|()| 0i64)) as c_int }
+        unsafe { with(schunk, |core| core.unlock().map(|()| 0i64)) as c_int }
     })
 }
 
@@ -1551,7 +1684,7 @@ pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_i
 pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
     ffi_int!("blosc2_schunk_refresh", {
         // SAFETY: forwarded contract.
-        unsafe { with(schunk, |h| h.core.refresh().map(i64::from)) as c_int }
+        unsafe { with(schunk, |core| core.refresh().map(i64::from)) as c_int }
     })
 }
 

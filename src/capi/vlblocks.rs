@@ -94,52 +94,54 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     destsize: i32,
 ) -> c_int {
     ffi_int!("blosc2_vlcompress_ctx", {
-        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
-        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(Error::NullPointer);
         };
-        let Kind::Compress(comp) = &mut c.kind else {
-            trace_error!("Context is not meant for compression.  Giving up.");
-            return err(Error::InvalidParam);
-        };
-        if srcs.is_null() || srcsizes.is_null() || nblocks <= 0 {
-            trace_error!("Invalid sources for VL-block compression.");
-            return err(Error::InvalidParam);
-        }
-        let n = nblocks as usize;
-        // SAFETY: both arrays hold `nblocks` entries per the contract.
-        let (ptrs, sizes) = unsafe {
-            (
-                std::slice::from_raw_parts(srcs, n),
-                std::slice::from_raw_parts(srcsizes, n),
-            )
-        };
-        let mut blocks = Vec::with_capacity(n);
-        let mut total = 0i64;
-        for (i, (&p, &len)) in ptrs.iter().zip(sizes).enumerate() {
-            if p.is_null() || len <= 0 {
-                trace_error!("Invalid VL block at index {i}.");
+        c.with_kind(|k| {
+            let Kind::Compress(comp) = k else {
+                trace_error!("Context is not meant for compression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            if srcs.is_null() || srcsizes.is_null() || nblocks <= 0 {
+                trace_error!("Invalid sources for VL-block compression.");
                 return err(Error::InvalidParam);
             }
-            total += len as i64;
-            if total > MAX_BUFFERSIZE as i64 {
+            let n = nblocks as usize;
+            // SAFETY: both arrays hold `nblocks` entries per the contract.
+            let (ptrs, sizes) = unsafe {
+                (
+                    std::slice::from_raw_parts(srcs, n),
+                    std::slice::from_raw_parts(srcsizes, n),
+                )
+            };
+            let mut blocks = Vec::with_capacity(n);
+            let mut total = 0i64;
+            for (i, (&p, &len)) in ptrs.iter().zip(sizes).enumerate() {
+                if p.is_null() || len <= 0 {
+                    trace_error!("Invalid VL block at index {i}.");
+                    return err(Error::InvalidParam);
+                }
+                total += len as i64;
+                if total > MAX_BUFFERSIZE as i64 {
+                    return err(Error::MaxBufsizeExceeded);
+                }
+                // SAFETY: `srcs[i]` has `srcsizes[i]` readable bytes per the contract.
+                blocks.push(unsafe { in_slice(p, len as usize) });
+            }
+            if dest.is_null() {
+                return err(Error::NullPointer);
+            }
+            if destsize < 0 {
                 return err(Error::MaxBufsizeExceeded);
             }
-            // SAFETY: `srcs[i]` has `srcsizes[i]` readable bytes per the contract.
-            blocks.push(unsafe { in_slice(p, len as usize) });
-        }
-        if dest.is_null() {
-            return err(Error::NullPointer);
-        }
-        if destsize < 0 {
-            return err(Error::MaxBufsizeExceeded);
-        }
-        // SAFETY: `destsize` writable bytes per the contract.
-        let out = unsafe { out_slice(dest, destsize as usize) };
-        match comp.vlcompress(&blocks, out) {
-            Ok(v) => v as c_int,
-            Err(e) => err(e),
-        }
+            // SAFETY: `destsize` writable bytes per the contract.
+            let out = unsafe { out_slice(dest, destsize as usize) };
+            match comp.vlcompress(&blocks, out) {
+                Ok(v) => v as c_int,
+                Err(e) => err(e),
+            }
+        })
     })
 }
 
@@ -162,73 +164,77 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     maxblocks: i32,
 ) -> c_int {
     ffi_int!("blosc2_vldecompress_ctx", {
-        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
-        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(Error::NullPointer);
         };
-        let Kind::Decompress(d) = &mut c.kind else {
-            trace_error!("Context is not meant for decompression.  Giving up.");
-            return err(Error::InvalidParam);
-        };
-        if dests.is_null() || destsizes.is_null() || maxblocks <= 0 {
-            trace_error!("Invalid destinations for VL-block decompression.");
-            return err(Error::InvalidParam);
-        }
-        if src.is_null() {
-            return err(Error::NullPointer);
-        }
-        let mut owned = None;
-        // SAFETY: `srcsize` readable bytes per the contract.
-        let vl = match unsafe { full_chunk(c.dparams.schunk, src, srcsize, &mut owned) }
-            .and_then(VlChunk::parse)
-        {
-            Ok(v) => v,
-            Err(e) => return err(e),
-        };
-        let n = vl.nblocks();
-        if n > maxblocks as usize {
-            trace_error!("Not enough output entries for VL-block decompression.");
-            return err(Error::InvalidParam);
-        }
-        // Every block gets its buffer first, so they can be decoded in
-        // parallel; any failure frees them all.
-        let mut got: Vec<(*mut u8, usize)> = Vec::with_capacity(n);
-        let free_all = |got: &[(*mut u8, usize)]| {
-            for &(p, _) in got {
-                // SAFETY: allocated below and not handed out.
-                unsafe { libc::free(p.cast()) };
+        c.with_kind(|k| {
+            let Kind::Decompress(d) = k else {
+                trace_error!("Context is not meant for decompression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            if dests.is_null() || destsizes.is_null() || maxblocks <= 0 {
+                trace_error!("Invalid destinations for VL-block decompression.");
+                return err(Error::InvalidParam);
             }
-        };
-        for len in vl.block_sizes() {
-            // SAFETY: plain allocation; every valid block has len > 0.
-            let p = unsafe { libc::malloc(len) }.cast::<u8>();
-            if p.is_null() {
+            if src.is_null() {
+                return err(Error::NullPointer);
+            }
+            let mut owned = None;
+            // SAFETY: `srcsize` readable bytes per the contract.
+            let vl = match unsafe { full_chunk(c.dparams.schunk, src, srcsize, &mut owned) }
+                .and_then(VlChunk::parse)
+            {
+                Ok(v) => v,
+                Err(e) => return err(e),
+            };
+            let n = vl.nblocks();
+            if n > maxblocks as usize {
+                trace_error!("Not enough output entries for VL-block decompression.");
+                return err(Error::InvalidParam);
+            }
+            // Every block gets its buffer first, so they can be decoded in
+            // parallel; any failure frees them all.
+            let mut got: Vec<(*mut u8, usize)> = Vec::with_capacity(n);
+            let free_all = |got: &[(*mut u8, usize)]| {
+                for &(p, _) in got {
+                    // SAFETY: allocated below and not handed out.
+                    unsafe { libc::free(p.cast()) };
+                }
+            };
+            for len in vl.block_sizes() {
+                // SAFETY: plain allocation; every valid block has len > 0.
+                let p = unsafe { libc::malloc(len) }.cast::<u8>();
+                if p.is_null() {
+                    free_all(&got);
+                    return err(Error::MemoryAlloc);
+                }
+                got.push((p, len));
+            }
+            let outs: Vec<(usize, &mut [u8])> = got
+                .iter()
+                .enumerate()
+                // SAFETY: each buffer has `len` writable bytes and is referenced
+                // by this slice only, until decoding ends.
+                .map(|(j, &(p, len))| (j, unsafe { out_slice(p.cast(), len) }))
+                .collect();
+            // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
+            let nchunk = unsafe { super::context::current_nchunk(c.dparams.schunk) };
+            let post = d.postfilter.as_deref().map(|f| (f, nchunk));
+            let nthreads = d.params().nthreads.max(1) as usize;
+            if let Err(e) = vl.decode_many(outs, nthreads, post) {
                 free_all(&got);
-                return err(Error::MemoryAlloc);
+                return err(e);
             }
-            got.push((p, len));
-        }
-        let outs: Vec<(usize, &mut [u8])> = got
-            .iter()
-            .enumerate()
-            // SAFETY: each buffer has `len` writable bytes and is referenced
-            // by this slice only, until decoding ends.
-            .map(|(j, &(p, len))| (j, unsafe { out_slice(p.cast(), len) }))
-            .collect();
-        let post = d.postfilter.as_deref().map(|f| (f, d.nchunk));
-        let nthreads = d.params().nthreads.max(1) as usize;
-        if let Err(e) = vl.decode_many(outs, nthreads, post) {
-            free_all(&got);
-            return err(e);
-        }
-        for (j, &(p, len)) in got.iter().enumerate() {
-            // SAFETY: j < n <= maxblocks writable entries per the contract.
-            unsafe {
-                *dests.add(j) = p.cast();
-                *destsizes.add(j) = len as i32;
+            for (j, &(p, len)) in got.iter().enumerate() {
+                // SAFETY: j < n <= maxblocks writable entries per the contract.
+                unsafe {
+                    *dests.add(j) = p.cast();
+                    *destsizes.add(j) = len as i32;
+                }
             }
-        }
-        n as c_int
+            n as c_int
+        })
     })
 }
 
@@ -322,21 +328,27 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     destsize: *mut i32,
 ) -> c_int {
     ffi_int!("blosc2_vldecompress_block_ctx", {
-        // SAFETY: NULL checked by as_mut; otherwise a live context per contract.
-        let Some(c) = (unsafe { context.cast::<Context>().as_mut() }) else {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(Error::NullPointer);
         };
-        let Kind::Decompress(d) = &mut c.kind else {
-            trace_error!("Context is not meant for decompression.  Giving up.");
-            return err(Error::InvalidParam);
-        };
-        if dest.is_null() || destsize.is_null() {
-            trace_error!("dest and destsize must not be NULL.");
-            return err(Error::InvalidParam);
-        }
-        let schunk = c.dparams.schunk;
-        // SAFETY: forwarded caller contract.
-        unsafe { block_with(d, schunk, src, srcsize, nblock, dest, destsize) }
+        c.with_kind(|k| {
+            let Kind::Decompress(d) = k else {
+                trace_error!("Context is not meant for decompression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            if dest.is_null() || destsize.is_null() {
+                trace_error!("dest and destsize must not be NULL.");
+                return err(Error::InvalidParam);
+            }
+            let schunk = c.dparams.schunk;
+            // SAFETY: `schunk` is NULL or a live super-chunk; forwarded caller
+            // contract.
+            unsafe {
+                d.nchunk = super::context::current_nchunk(schunk);
+                block_with(d, schunk, src, srcsize, nblock, dest, destsize)
+            }
+        })
     })
 }
 
@@ -376,14 +388,13 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
         // SAFETY: the super-chunk is live, so its dctx is NULL or a live context.
         let dctx = unsafe { (*schunk).dctx };
         // SAFETY: as above; NULL checked by as_ref.
+        // SAFETY: as above; NULL checked by as_ref.
         let rc = match unsafe { dctx.cast::<Context>().as_ref() } {
-            Some(Context {
-                kind: Kind::Decompress(d),
-                ..
-            }) => {
+            Some(cx) => cx.with_kind(|k| match k {
                 // SAFETY: `chunk` holds `cbytes` bytes; the out pointers are
                 // writable per the contract.
-                unsafe {
+                Kind::Decompress(d) => unsafe {
+                    d.nchunk = nchunk;
                     block_with(
                         d,
                         ptr::null_mut(),
@@ -393,9 +404,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
                         dest,
                         destsize,
                     )
-                }
-            }
-            _ => err(Error::InvalidParam),
+                },
+                Kind::Compress(_) => err(Error::InvalidParam),
+            }),
+            None => err(Error::InvalidParam),
         };
         if needs_free {
             // SAFETY: blosc2_schunk_get_chunk malloc()ed it for us to free.

@@ -33,15 +33,15 @@ pub(crate) fn compress_stream(
         (id, _) => {
             let entry = registry::find_codec(id).ok_or(Error::CodecSupport)?;
             let rc = entry.imp.encode(input, output, meta, plugin_ctx);
-            if rc < 0 {
-                // a plugin failing is a data error, not "incompressible"
-                return Err(Error::from_code(rc).unwrap_or(Error::Data));
-            }
-            let n = rc as usize;
-            if n > output.len() {
+            // upstream's order of checks: an overrun first, then any
+            // negative size is a data error whatever code the plugin gave
+            if rc > 0 && rc as usize > output.len() {
                 return Err(Error::WriteBuffer);
             }
-            Ok(n)
+            if rc < 0 {
+                return Err(Error::Data);
+            }
+            Ok(rc as usize)
         }
     }
 }
@@ -70,8 +70,10 @@ pub(crate) fn decompress_stream(
         (compformat::UDCODEC, _) => {
             let entry = registry::find_codec(compcode).ok_or(Error::CodecSupport)?;
             let rc = entry.imp.decode(input, output, meta, plugin_ctx);
+            // upstream only checks that the block came out whole: a failing
+            // decoder is a data error, whatever code it gave
             if rc < 0 {
-                return Err(Error::from_code(rc).unwrap_or(Error::Data));
+                return Err(Error::Data);
             }
             rc as usize
         }

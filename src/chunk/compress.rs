@@ -156,6 +156,18 @@ impl Compressor {
         &self.params
     }
 
+    /// A context with the same settings and hooks but its own scratch and
+    /// threads, for a caller that finds this one in use.
+    pub fn fork(&self) -> Compressor {
+        Compressor {
+            blosc1_header: self.blosc1_header,
+            prefilter: self.prefilter.clone(),
+            nchunk: self.nchunk,
+            schunk: self.schunk.clone(),
+            ..Compressor::new(self.params.clone())
+        }
+    }
+
     /// Change the thread count used by later calls.
     pub fn set_nthreads(&mut self, nthreads: i16) -> Result<()> {
         if nthreads <= 0 {
@@ -350,7 +362,11 @@ impl Compressor {
         dict: Option<&[u8]>,
     ) -> Result<Option<usize>> {
         let nthreads = (self.params.nthreads.max(1) as usize).min(plan.nblocks.max(1));
-        let params = &self.params;
+        // plugins are told the block size this chunk really uses
+        let params = &CParams {
+            blocksize: plan.blocksize as i32,
+            ..self.params.clone()
+        };
         let schunk = self.schunk.as_deref();
         let spec = PipelineSpec {
             filters: &params.filters,
@@ -377,10 +393,11 @@ impl Compressor {
                 sc.tid = tid;
             }
         }
+        let ttmp_len = pipeline::ttmp_len(plan.blocksize, plan.typesize);
         let prep = |scratch: &mut Scratch| {
             scratch.ensure(work, out_cap);
             if pre.is_some() {
-                scratch.ensure_ttmp(4 * out_cap);
+                scratch.ensure_ttmp(ttmp_len);
             }
         };
 
@@ -512,7 +529,7 @@ impl Compressor {
             None => body.copy_from_slice(src),
             Some(f) => {
                 let mut work = vec![0u8; plan.work_size(Some(&*f))];
-                let mut ttmp = vec![0u8; 4 * plan.blocksize + 64];
+                let mut ttmp = vec![0u8; pipeline::ttmp_len(plan.blocksize, plan.typesize)];
                 for j in 0..plan.nblocks {
                     let bsize = plan.bsize(j);
                     let offset = j * plan.blocksize;
@@ -546,11 +563,15 @@ impl Compressor {
         let mut scratch = Scratch::default();
         let pre_f = self.prefilter.clone();
         scratch.ensure(plan.work_size(pre_f.as_deref()), 0);
-        scratch.ensure_ttmp(4 * plan.blocksize + 64);
+        scratch.ensure_ttmp(pipeline::ttmp_len(plan.blocksize, plan.typesize));
+        let ctx_params = CParams {
+            blocksize: plan.blocksize as i32,
+            ..p.clone()
+        };
         let ctx = PluginContext {
-            cparams: p,
+            cparams: &ctx_params,
             typesize: plan.typesize as i32,
-            chunk: None,
+            chunk: Some(src),
             schunk: self.schunk.as_deref(),
         };
         for j in 0..plan.nblocks {
@@ -641,12 +662,15 @@ fn compress_block(
     let ctx = PluginContext {
         cparams: params,
         typesize: plan.typesize as i32,
-        chunk: None,
+        chunk: Some(src),
         schunk,
     };
+    let ttmp_len = pipeline::ttmp_len(plan.blocksize, plan.typesize);
     let Scratch {
         s1, s2, ttmp, tid, ..
     } = scratch;
+    let ttmp_len = ttmp_len.min(ttmp.len());
+    let ttmp = &mut ttmp[..ttmp_len];
     let step = pre.map(|p| PreStep {
         f: p.f,
         blocksize: plan.blocksize,

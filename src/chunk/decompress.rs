@@ -199,8 +199,9 @@ impl<'a> ChunkView<'a> {
         tmp.resize(out.len(), 0);
         let r = self.decode_block_inner(j, &mut tmp, dref, scratch, ctx);
         let r = r.and_then(|()| {
-            if scratch.ttmp.len() < 4 * self.blocksize {
-                scratch.ttmp.resize(4 * self.blocksize, 0);
+            let ttmp_len = pipeline::ttmp_len(self.blocksize, self.typesize);
+            if scratch.ttmp.len() < ttmp_len {
+                scratch.ttmp.resize(ttmp_len, 0);
             }
             pipeline::run_postfilter(
                 p.f,
@@ -211,7 +212,7 @@ impl<'a> ChunkView<'a> {
                 j,
                 p.nchunk,
                 scratch.tid,
-                &mut scratch.ttmp,
+                &mut scratch.ttmp[..ttmp_len],
             )
         });
         scratch.post = tmp;
@@ -378,6 +379,17 @@ impl Decompressor {
         &self.params
     }
 
+    /// A context with the same settings and hooks but its own scratch and
+    /// threads (and no maskout), for a caller that finds this one in use.
+    pub fn fork(&self) -> Decompressor {
+        Decompressor {
+            postfilter: self.postfilter.clone(),
+            nchunk: self.nchunk,
+            schunk: self.schunk.clone(),
+            ..Decompressor::new(self.params.clone())
+        }
+    }
+
     pub fn set_nthreads(&mut self, nthreads: i16) -> Result<()> {
         if nthreads <= 0 {
             return Err(Error::InvalidParam);
@@ -433,6 +445,8 @@ impl Decompressor {
         }
         let ctx_cparams = CParams {
             typesize: view.typesize as i32,
+            nthreads: self.params.nthreads,
+            blocksize: view.blocksize as i32,
             ..self.plugin_cparams.clone()
         };
         let ctx = PluginContext {
@@ -580,6 +594,8 @@ impl Decompressor {
         }
         let ctx_cparams = CParams {
             typesize: view.typesize as i32,
+            nthreads: self.params.nthreads,
+            blocksize: view.blocksize as i32,
             ..self.plugin_cparams.clone()
         };
         let ctx = PluginContext {

@@ -2,6 +2,8 @@
 //! compression/decompression contexts that produce and read them.
 
 pub mod blocksize;
+#[cfg(test)]
+mod callback_tests;
 pub(crate) mod codec;
 pub mod compress;
 pub mod decompress;

@@ -130,6 +130,13 @@ pub(crate) struct PreStep<'a> {
     pub ttmp: &'a mut [u8],
 }
 
+/// Size of the per-thread temporary handed to prefilters and postfilters
+/// (`ttmp_nbytes`): upstream lends its worker's four scratch areas, each a
+/// block plus a size word per stream, and callers may use all of it.
+pub(crate) fn ttmp_len(blocksize: usize, typesize: usize) -> usize {
+    4 * (blocksize + 4 * typesize)
+}
+
 /// Bytes a prefilter writes for a block of `bsize` (its output items may be
 /// wider or narrower than the chunk's).
 pub(crate) fn prefilter_output_size(f: &dyn Prefilter, bsize: usize, ts: usize) -> usize {
@@ -312,8 +319,11 @@ pub(crate) fn backward(
             ndmean::ID => ndmean::run(false, src, out, meta, plugin_ctx)?,
             _ => {
                 let entry = registry::find_filter(id).ok_or(Error::FilterPipeline)?;
-                if entry.imp.backward(src, out, meta, plugin_ctx) != 0 {
-                    return Err(Error::FilterPipeline);
+                // upstream passes a failing plugin's own code on when
+                // decoding (but not when encoding, see `forward`)
+                match entry.imp.backward(src, out, meta, plugin_ctx) {
+                    0 => {}
+                    rc => return Err(Error::from_code(rc).unwrap_or(Error::FilterPipeline)),
                 }
             }
         }

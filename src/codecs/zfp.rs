@@ -531,6 +531,7 @@ mod tests {
                 name: "b2nd".into(),
                 content: meta,
             }],
+            owner: 0,
         };
         let cp = CParams::default();
         let ctx = PluginContext {
