@@ -2234,6 +2234,7 @@ fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>>
 }
 
 mod chunksize;
+mod cparams;
 mod held;
 mod lazy;
 mod lock;

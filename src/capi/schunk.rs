@@ -30,6 +30,21 @@ struct CMeta {
     raw: Box<blosc2_metalayer>,
 }
 
+/// The fields of the public struct that C code may write and upstream
+/// reads back (see [`Handle::pull`]).
+struct CFields {
+    chunksize: i32,
+    compcode: u8,
+    compcode_meta: u8,
+    clevel: u8,
+    splitmode: u8,
+    typesize: i32,
+    blocksize: i32,
+    use_dict: u8,
+    filters: [u8; 6],
+    filters_meta: [u8; 6],
+}
+
 /// What a `blosc2_schunk*` really points to.
 #[repr(C)]
 pub(crate) struct Handle {
@@ -193,9 +208,49 @@ impl Handle {
     /// Take what C code wrote into the public struct where upstream reads
     /// it back: python-blosc2 sets `chunksize` after creating a super-chunk.
     fn pull(&mut self) {
-        let cs = self.c.get_mut().chunksize;
-        if cs != self.core.chunksize() {
-            self.core.set_chunksize(cs);
+        let c = self.c.get_mut();
+        let c = CFields {
+            chunksize: c.chunksize,
+            compcode: c.compcode,
+            compcode_meta: c.compcode_meta,
+            clevel: c.clevel,
+            splitmode: c.splitmode,
+            typesize: c.typesize,
+            blocksize: c.blocksize,
+            use_dict: c.use_dict,
+            filters: c.filters,
+            filters_meta: c.filters_meta,
+        };
+        if c.chunksize != self.core.chunksize() {
+            self.core.set_chunksize(c.chunksize);
+        }
+        // python-blosc2's update_cparams writes these after replacing cctx
+        let cp = self.core.cparams();
+        let changed = c.compcode != cp.compcode
+            || c.compcode_meta != cp.compcode_meta
+            || c.clevel != cp.clevel
+            || c.splitmode != cp.splitmode as u8
+            || c.typesize != cp.typesize
+            || c.use_dict != u8::from(cp.use_dict)
+            || c.filters != cp.filters
+            || c.filters_meta != cp.filters_meta;
+        if changed && c.typesize > 0 {
+            let new = crate::chunk::CParams {
+                compcode: c.compcode,
+                compcode_meta: c.compcode_meta,
+                clevel: c.clevel,
+                splitmode: crate::chunk::SplitMode::from_i32(i32::from(c.splitmode)),
+                typesize: c.typesize,
+                use_dict: c.use_dict != 0,
+                filters: c.filters,
+                filters_meta: c.filters_meta,
+                blocksize: c.blocksize,
+                ..cp.clone()
+            };
+            self.core.set_cparams(new);
+        }
+        if c.blocksize != self.core.blocksize && c.blocksize >= 0 {
+            self.core.blocksize = c.blocksize;
         }
     }
 
