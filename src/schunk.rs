@@ -231,8 +231,12 @@ impl SuperChunk {
     /// file of a sparse one. Empty in memory.
     fn disk_mark(&self) -> Result<Vec<u8>> {
         match &self.backing {
-            Backing::File { base, .. } => {
+            Backing::File { base, path, .. } => {
                 let base = *base;
+                // a file replaced under this handle (unlinked, another one
+                // moved in) would go on being read through the cached
+                // stream: read the new one instead, which then differs
+                self.drop_replaced_reader(path)?;
                 let mut b = vec![0u8; fh::HEADER_MINLEN];
                 self.with_reader(|s| s.read_exact_at(base, &mut b))?;
                 Ok(b)
@@ -244,6 +248,18 @@ impl SuperChunk {
             }
             _ => Ok(Vec::new()),
         }
+    }
+
+    /// Forget the cached read stream when `path` now names another file.
+    fn drop_replaced_reader(&self, path: &Path) -> Result<()> {
+        let mut g = self.reader.lock().map_err(|_| Error::Failure)?;
+        if let Some(s) = g.as_mut() {
+            let (now, open) = (self.io.identity(path), s.identity());
+            if now.is_some() && open.is_some() && now != open {
+                *g = None;
+            }
+        }
+        Ok(())
     }
 
     /// Read the frame back if another handle changed it since this one
@@ -319,6 +335,40 @@ impl SuperChunk {
         Ok(r? || reloaded)
     }
 
+    /// Whether the super-chunk lives in a frame on disk, which other
+    /// handles may change.
+    pub fn on_disk(&self) -> bool {
+        matches!(self.backing, Backing::File { .. } | Backing::Dir { .. })
+    }
+
+    /// Begin a read as the reference does (its `frame_check_stale`): with
+    /// locking, take the frame lock shared and keep it until
+    /// [`Self::end_read`], so the read sees no half-applied change; then
+    /// read back what other handles changed or replaced. A frame that
+    /// cannot be read right now (a writer without locking in the middle of
+    /// a change, a file being replaced) keeps this handle's view, as
+    /// upstream's does. Returns whether the state was read back.
+    pub fn begin_read(&mut self) -> Result<bool> {
+        if !self.on_disk() {
+            return Ok(false);
+        }
+        let reloaded = match self.take_lock(false) {
+            Ok(r) => r,
+            Err(Error::Lock) => return Err(Error::Lock),
+            Err(_) => false,
+        };
+        Ok(self.catch_up().unwrap_or(false) || reloaded)
+    }
+
+    /// End what [`Self::begin_read`] began.
+    pub fn end_read(&mut self) -> Result<()> {
+        if self.on_disk() {
+            self.unlock()
+        } else {
+            Ok(())
+        }
+    }
+
     /// Adopt what the frame on disk holds now; whether it differed.
     fn reload(&mut self) -> Result<bool> {
         let (path, base) = match &self.backing {
@@ -334,6 +384,8 @@ impl SuperChunk {
             && fresh.metalayers == self.metalayers
             && fresh.vlmetalayers == self.vlmetalayers
             && fresh.frame_len().ok() == self.frame_len().ok();
+        // the file may have been replaced: read through a new stream
+        *self.reader.lock().map_err(|_| Error::Failure)? = None;
         if same {
             self.seen = fresh.seen;
             return Ok(false);
@@ -348,8 +400,6 @@ impl SuperChunk {
         self.backing = fresh.backing;
         self.seen = fresh.seen;
         self.repeat_index = false;
-        // the file may have been replaced: read through a new stream
-        *self.reader.lock().map_err(|_| Error::Failure)? = None;
         Ok(true)
     }
 

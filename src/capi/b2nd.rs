@@ -201,9 +201,27 @@ pub(crate) unsafe fn with_array<T>(
 ) -> Result<T> {
     // SAFETY: per the contract.
     let h = unsafe { array_handle(p) }.ok_or(Error::NullPointer)?;
-    refresh_if_stale(h)?;
-    let r = f(&mut h.arr);
+    let sc = h.arr.sc.as_ptr();
+    // SAFETY: the array handle owns this live schunk, reached only through
+    // it meanwhile.
+    let Some(sh) = (unsafe { sc.cast::<Handle>().as_mut() }) else {
+        return Err(Error::NullPointer);
+    };
+    // As upstream: first follow what other handles did to the frame, then
+    // change it under the frame lock held across the whole operation (a
+    // slice spans several chunks; a locked reader must not see half of it).
+    sh.begin_read()?;
+    sh.core.end_read()?;
+    sh.core.lock()?;
+    let r = refresh_if_stale(h).and_then(|_| f(&mut h.arr));
     h.sync();
+    // SAFETY: as above.
+    if let Some(sh) = unsafe { sc.cast::<Handle>().as_mut() } {
+        let u = sh.core.unlock();
+        if r.is_ok() {
+            u?;
+        }
+    }
     r
 }
 
@@ -221,6 +239,10 @@ pub(crate) unsafe fn read_array<T>(
     // SAFETY: per the contract, a live ArrayHandle.
     let h = unsafe { (p as *const ArrayHandle).as_ref() }.ok_or(Error::NullPointer)?;
     let sc = h.arr.sc.as_ptr();
+    // the frame as it is now (which bumps change_tick when it changed), and
+    // with locking the frame lock held for the read
+    // SAFETY: the array handle owns this live schunk.
+    let _reading = unsafe { super::reading::reading(sc) }?;
     // SAFETY: the array handle owns this live schunk.
     let (frame, tick) = unsafe { ((*sc).frame, (*sc).change_tick) };
     if !frame.is_null() && tick != h.c.last_tick {

@@ -14,6 +14,7 @@ pub mod io;
 pub mod library;
 pub mod prefilter;
 pub mod ptr;
+pub mod reading;
 pub mod registry;
 pub mod schunk;
 pub mod vlblocks;

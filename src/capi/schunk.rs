@@ -8,6 +8,7 @@
 
 use super::boundary::{err, ffi_int, guard};
 use super::context::{core_cparams, effective_cparams, new_cctx, new_dctx, Context, Kind};
+use super::reading::reading;
 use super::types::{
     blosc2_cparams, blosc2_dparams, blosc2_frame, blosc2_io, blosc2_metalayer, blosc2_schunk,
     blosc2_storage,
@@ -70,6 +71,11 @@ pub(crate) struct Handle {
     /// The chunks that stand for special values in `data`, one per kind and
     /// size (they are headers only and never written through).
     specials: Vec<(crate::chunk::Special, i32, Box<[u8]>)>,
+    /// Orders the steps of reads that check the frame on disk (see
+    /// `reading`), and the reads themselves under locking.
+    pub(crate) gate: super::reading::Gate,
+    /// Reads of this handle under way.
+    pub(crate) readers: std::sync::atomic::AtomicUsize,
 }
 
 fn cmeta(m: &crate::metalayers::Metalayer) -> CMeta {
@@ -109,6 +115,8 @@ impl Handle {
             avoid_cframe_free: false,
             data: Vec::new(),
             specials: Vec::new(),
+            gate: Default::default(),
+            readers: Default::default(),
         });
         // the whole handle's address, as C will have it
         let me = (&mut *h as *mut Handle).cast::<blosc2_schunk>();
@@ -295,6 +303,16 @@ impl Handle {
             c.data = self.data.as_mut_ptr();
             c.data_len = self.data.len() * std::mem::size_of::<*mut u8>();
         }
+    }
+
+    /// Begin a read: read back what other handles changed, and publish it
+    /// (see `reading`).
+    pub(crate) fn begin_read(&mut self) -> Result<(), Error> {
+        if self.core.begin_read()? {
+            self.sync_metas();
+            self.sync();
+        }
+        Ok(())
     }
 
     /// Refresh the public struct after the core was changed directly (the
@@ -973,7 +991,7 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
 ) -> c_int {
     ffi_int!("blosc2_schunk_decompress_chunk", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle_ref(schunk) }) else {
+        let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(Error::NullPointer);
         };
         if dest.is_null() || nbytes < 0 {
@@ -998,7 +1016,7 @@ unsafe fn get_chunk_impl(
     lazy: bool,
 ) -> c_int {
     // SAFETY: per the contract.
-    let Some(h) = (unsafe { handle_ref(schunk) }) else {
+    let Some(h) = (unsafe { reading(schunk) }).ok() else {
         return err(Error::NullPointer);
     };
     if chunk.is_null() || needs_free.is_null() {
@@ -1128,7 +1146,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
 ) -> c_int {
     ffi_int!("blosc2_schunk_get_slice_buffer", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle_ref(schunk) }) else {
+        let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(Error::NullPointer);
         };
         let ts = h.core.typesize() as i64;
@@ -1182,24 +1200,38 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         let src = unsafe { super::ptr::in_slice(buffer, len as usize) };
         // SAFETY: per the contract.
         unsafe { pull(schunk) };
+        // With locking, the whole slice is one change: the frame lock is
+        // held across the chunk updates, so a locked reader never sees half
+        // of them (and the updates are made from the frame as it is now).
+        // SAFETY: per the contract.
+        if let Err(e) = unsafe { handle(schunk) }.map_or(Ok(()), |h| h.core.lock()) {
+            return err(e);
+        }
         // The new chunks are made with the super-chunk shared (plugins may
         // read it), then stored.
         // SAFETY: per the contract.
         let updates =
             match unsafe { handle_ref(schunk) }.map(|h| h.core.slice_updates(start, stop, src)) {
-                Some(Ok(u)) => u,
-                Some(Err(e)) => return err(e),
-                None => return err(Error::NullPointer),
+                Some(Ok(u)) => Ok(u),
+                Some(Err(e)) => Err(e),
+                None => Err(Error::NullPointer),
             };
         // SAFETY: forwarded contract.
-        let r = unsafe {
-            with(schunk, |core| {
-                for (n, c) in &updates {
-                    core.update_chunk(*n, c)?;
-                }
-                Ok(0i64)
-            })
+        let r = match updates {
+            Ok(updates) => unsafe {
+                with(schunk, |core| {
+                    for (n, c) in &updates {
+                        core.update_chunk(*n, c)?;
+                    }
+                    Ok(0i64)
+                })
+            },
+            Err(e) => err(e) as i64,
         };
+        // SAFETY: per the contract.
+        if let Some(h) = unsafe { handle(schunk) } {
+            let _ = h.core.unlock();
+        }
         r as c_int
     })
 }
@@ -1270,7 +1302,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
         Error::Failure.code() as i64,
         || {
             // SAFETY: per the contract.
-            let Some(h) = (unsafe { handle_ref(schunk) }) else {
+            let Some(h) = (unsafe { reading(schunk) }).ok() else {
                 return err(Error::NullPointer) as i64;
             };
             if cframe.is_null() || needs_free.is_null() {
@@ -1366,7 +1398,7 @@ pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> 
 pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
     guard("blosc2_frame_get_offsets", ptr::null_mut(), || {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle_ref(schunk) }) else {
+        let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return ptr::null_mut();
         };
         let Ok(offs) = h.core.offsets() else {
@@ -1539,7 +1571,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
 ) -> c_int {
     ffi_int!("blosc2_vlmeta_exists", {
         // SAFETY: per the contract.
-        let (Some(h), Some(n)) = (unsafe { handle_ref(schunk) }, unsafe { c_name(name) }) else {
+        let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_name(name) }) else {
             return Error::InvalidParam.code();
         };
         if n.len() > crate::metalayers::NAME_MAXLEN {
@@ -1624,7 +1656,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
 ) -> c_int {
     ffi_int!("blosc2_vlmeta_get", {
         // SAFETY: per the contract.
-        let (Some(h), Some(n)) = (unsafe { handle_ref(schunk) }, unsafe { c_name(name) }) else {
+        let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_name(name) }) else {
             return err(Error::InvalidParam);
         };
         if content_.is_null() || content_len.is_null() {
@@ -1690,7 +1722,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
 ) -> c_int {
     ffi_int!("blosc2_vlmeta_get_names", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle_ref(schunk) }) else {
+        let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(Error::NullPointer);
         };
         if names.is_null() {
@@ -1757,7 +1789,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
 ) -> c_int {
     ffi_int!("blosc2_schunk_get_sparse_buffer", {
         // SAFETY: per the contract.
-        let Some(h) = (unsafe { handle_ref(schunk) }) else {
+        let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return Error::InvalidParam.code();
         };
         if ncoords < 0 {
@@ -1805,7 +1837,7 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
         Error::Failure.code() as i64,
         || {
             // SAFETY: per the contract.
-            let Some(h) = (unsafe { handle_ref(schunk) }) else {
+            let Some(h) = (unsafe { reading(schunk) }).ok() else {
                 return Error::NullPointer.code() as i64;
             };
             if start.is_null() || stop.is_null() || chunks_idx.is_null() {

@@ -28,6 +28,11 @@ pub trait Stream: Send {
     fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()>;
     fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()>;
     fn truncate(&mut self, size: u64) -> Result<()>;
+    /// Which file this stream reads (device and inode), where the backend
+    /// can tell; see [`Backend::identity`].
+    fn identity(&mut self) -> Option<(u64, u64)> {
+        None
+    }
     /// `len` bytes at `pos` in a new buffer (backends may skip zeroing it).
     fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
         let mut v = vec![0u8; len];
@@ -43,6 +48,12 @@ pub trait Backend: Send + Sync {
     /// writing a new one and putting it in place at once.
     fn can_replace(&self) -> bool {
         false
+    }
+    /// Which file `path` names now (device and inode), where the backend
+    /// can tell: a stream whose identity differs reads a file that was
+    /// replaced since it was opened.
+    fn identity(&self, _path: &Path) -> Option<(u64, u64)> {
+        None
     }
     /// Atomically put file `from` in place of `to`.
     fn replace(&self, _from: &Path, _to: &Path) -> Result<()> {

@@ -4,7 +4,7 @@ use super::{open_err, Backend, Mode, Stream};
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 
 pub struct Stdio;
@@ -31,6 +31,9 @@ impl Backend for Stdio {
     fn replace(&self, from: &Path, to: &Path) -> Result<()> {
         std::fs::rename(from, to).map_err(|_| Error::FileWrite)
     }
+    fn identity(&self, path: &Path) -> Option<(u64, u64)> {
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
 }
 
 impl Stream for StdioFile {
@@ -48,6 +51,9 @@ impl Stream for StdioFile {
     }
     fn truncate(&mut self, size: u64) -> Result<()> {
         self.f.set_len(size).map_err(|_| Error::FileTruncate)
+    }
+    fn identity(&mut self) -> Option<(u64, u64)> {
+        self.f.metadata().ok().map(|m| (m.dev(), m.ino()))
     }
     fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
         // read_to_end fills spare capacity without zeroing it first, which
