@@ -285,6 +285,24 @@ impl SuperChunk {
         self.lock = Some(lock::FrameLock::new(side));
     }
 
+    /// Open a frame with locking on ([`Self::open`] then
+    /// [`Self::enable_locking`]), reading it under the frame lock shared so
+    /// that a writer in another process cannot change it half-way through
+    /// the open.
+    pub fn open_locking(path: &Path, offset: u64, io: Arc<dyn Backend>) -> Result<SuperChunk> {
+        if !path.exists() {
+            return SuperChunk::open(path, offset, io);
+        }
+        let mut l = lock::FrameLock::new(lock::sidecar(path, path.is_dir()));
+        l.acquire(false)?;
+        let r = SuperChunk::open(path, offset, io);
+        let u = l.release();
+        let mut sc = r?;
+        u?;
+        sc.lock = Some(l);
+        Ok(sc)
+    }
+
     pub fn locking(&self) -> bool {
         self.lock.is_some()
     }

@@ -1197,6 +1197,15 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
         let Some(h) = (unsafe { array_handle(array) }) else {
             return err(Error::NullPointer);
         };
+        // first what other handles did to the frame on disk (which moves
+        // the schunk's change_tick), then the array's view of its schunk
+        let sc = h.arr.sc.as_ptr();
+        // SAFETY: the array handle owns this live schunk.
+        if let Some(sh) = unsafe { sc.cast::<Handle>().as_mut() } {
+            if let Err(e) = sh.refresh() {
+                return err(e);
+            }
+        }
         match refresh_if_stale(h) {
             Ok(v) => v,
             Err(e) => err(e),

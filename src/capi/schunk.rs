@@ -315,6 +315,17 @@ impl Handle {
         Ok(())
     }
 
+    /// `blosc2_schunk_refresh`: read back what other handles changed;
+    /// whether anything did.
+    pub(crate) fn refresh(&mut self) -> Result<bool, Error> {
+        let changed = self.core.refresh()?;
+        if changed {
+            self.sync_metas();
+            self.sync();
+        }
+        Ok(changed)
+    }
+
     /// Refresh the public struct after the core was changed directly (the
     /// b2nd API runs its array code on `core`).
     pub(crate) fn resync(&mut self) {
@@ -623,11 +634,12 @@ unsafe fn open_with(
         return ptr::null_mut();
     }
     let r = (|| {
-        let mut core = SuperChunk::open(&path, offset as u64, backend(&io)?)?;
         // SAFETY: `udio` is valid per the contract.
-        if unsafe { locking_requested(&io) } {
-            core.enable_locking();
-        }
+        let core = if unsafe { locking_requested(&io) } {
+            SuperChunk::open_locking(&path, offset as u64, backend(&io)?)?
+        } else {
+            SuperChunk::open(&path, offset as u64, backend(&io)?)?
+        };
         Ok(adopt(core, io))
     })();
     if r.is_err() {
