@@ -2310,6 +2310,8 @@ mod lock;
 pub use held::HeldChunk;
 
 #[cfg(test)]
+mod coherence_tests;
+#[cfg(test)]
 mod contexts_tests;
 #[cfg(test)]
 mod tests;
