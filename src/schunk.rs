@@ -148,11 +148,18 @@ pub struct SuperChunk {
     /// fails) and those it made unused (removed once it succeeds).
     created: Vec<PathBuf>,
     obsolete: Vec<PathBuf>,
-    /// Where the frame on disk keeps its index and trailer while the
-    /// current operation writes chunks over their old place (offset in the
-    /// chunks section, length, and whether the frame ended the file), see
-    /// [`Self::relocate_tail`].
-    relocated: Option<(i64, i64, bool)>,
+    /// Offsets of stored chunks the current operation took out of a frame
+    /// file (see `layout`), and the entry that replaces one in its place.
+    dropped: Vec<i64>,
+    anchor: Option<(usize, i64)>,
+    /// Whether the current operation moved the frame on disk (its old
+    /// content to copies): if it fails, state is read back from the file.
+    disk_moved: bool,
+    /// The length of the caller's frame a super-chunk was made from with
+    /// `from_buffer(copy=false)`, until the first change: that frame, holes
+    /// included, is what it stands for (its length, and its bytes at the C
+    /// API, which keeps the caller's buffer).
+    pristine_len: Option<i64>,
     /// The frame lock, when locking is on (see [`Self::enable_locking`]).
     lock: Option<lock::FrameLock>,
     /// What this handle last saw of its frame on disk (see
@@ -220,7 +227,10 @@ impl SuperChunk {
             repeat_index: false,
             created: Vec::new(),
             obsolete: Vec::new(),
-            relocated: None,
+            dropped: Vec::new(),
+            anchor: None,
+            disk_moved: false,
+            pristine_len: None,
             lock: None,
             seen: Vec::new(),
         }
@@ -474,12 +484,13 @@ impl SuperChunk {
             });
         self.created.clear();
         self.obsolete.clear();
-        self.relocated = None;
+        self.dropped.clear();
+        self.anchor = None;
+        self.disk_moved = false;
         let r = f(self);
-        // a failed operation may have left the frame on disk pointing at
-        // the moved index; `seen` still holds the old header, so the next
-        // change reads the frame back before writing
-        self.relocated = None;
+        self.dropped.clear();
+        self.anchor = None;
+        let moved = std::mem::take(&mut self.disk_moved);
         let created = std::mem::take(&mut self.created);
         let obsolete = std::mem::take(&mut self.obsolete);
         match r {
@@ -504,6 +515,12 @@ impl SuperChunk {
                     self.repeat_index = s.repeat_index;
                     self.metalayers = s.metalayers;
                     self.vlmetalayers = s.vlmetalayers;
+                }
+                // the frame on disk holds the old content, but its chunks
+                // may be copies elsewhere now: read where they are (or, if
+                // that fails too, let the next access do it)
+                if moved && self.reload().is_err() {
+                    self.seen.clear();
                 }
                 for p in created {
                     let _ = std::fs::remove_file(p);
@@ -642,6 +659,8 @@ impl SuperChunk {
         }
         if copy {
             sc.cbytes = cbytes;
+        } else {
+            sc.pristine_len = Some(h.frame_len);
         }
         sc.read_flags2()?;
         Ok(sc)
@@ -1280,50 +1299,10 @@ impl SuperChunk {
         let cb = ChunkHeader::read(chunk)?.cbytes as usize;
         let chunk = &chunk[..cb];
         match &mut self.backing {
-            Backing::Chunks | Backing::MemFrame => Ok(Slot::Data(chunk.to_vec())),
-            Backing::File {
-                path,
-                base,
-                header_len,
-                data_len,
-                dead_tail,
-            } => {
-                let (base, hl) = (*base, *header_len);
-                let mut s = self.io.open(path, Mode::Update)?;
-                if *dead_tail > 0 && self.relocated.is_none() {
-                    let (dl, dt) = (*data_len, *dead_tail);
-                    let est = dt
-                        .checked_add((self.entries.len() as i64 + 2).saturating_mul(8))
-                        .and_then(|v| v.checked_add(64))
-                        .ok_or(Error::FileWrite)?;
-                    let at = dl
-                        .checked_add(cb as i64)
-                        .and_then(|v| v.checked_add(est))
-                        .ok_or(Error::FileWrite)?;
-                    self.relocated = Some(relocate_tail(&mut *s, base, hl, dl, dt, at)?);
-                    if let Backing::File { dead_tail, .. } = &mut self.backing {
-                        *dead_tail = 0;
-                    }
-                }
-                let Backing::File { data_len, .. } = &mut self.backing else {
-                    return Err(Error::Failure);
-                };
-                // new chunks go where the index and trailer were, unless
-                // that would reach their moved copy, which the frame on
-                // disk uses until its new header is written
-                let mut off = *data_len;
-                if let Some((at, len, _)) = self.relocated {
-                    if off.checked_add(cb as i64).is_none_or(|e| e > at) {
-                        off = off.max(at + len);
-                    }
-                }
-                let pos = (base as i64)
-                    .checked_add(hl)
-                    .and_then(|v| v.checked_add(off))
-                    .ok_or(Error::FileWrite)?;
-                s.write_all_at(pos as u64, chunk)?;
-                *data_len = off + cb as i64;
-                Ok(Slot::Disk(off))
+            // a frame file takes new chunks when the change is flushed
+            // (see `layout`)
+            Backing::Chunks | Backing::MemFrame | Backing::File { .. } => {
+                Ok(Slot::Data(chunk.to_vec()))
             }
             Backing::Dir { path } => {
                 // the reference names a new chunk file one past the highest
@@ -1350,7 +1329,7 @@ impl SuperChunk {
         Ok(match &self.entries[i].slot {
             Slot::Special(_) => 0,
             Slot::Data(d) => d.len() as i64,
-            _ => self.chunk(i as i64)?.len() as i64,
+            _ => self.stored_header(i)?.cbytes as i64,
         })
     }
 
@@ -1469,6 +1448,7 @@ impl SuperChunk {
             self.obsolete.push(sframe::chunk_path(path, *id));
         }
         let slot = self.store(chunk, special)?;
+        self.drop_stored(i, matches!(slot, Slot::Data(_)));
         self.nbytes += nb as i64 - self.entries[i].nbytes as i64;
         self.cbytes += if special { 0 } else { cb as i64 } - old_cb;
         self.entries[i] = Entry { slot, nbytes: nb };
@@ -1486,6 +1466,7 @@ impl SuperChunk {
     fn delete_chunk_inner(&mut self, n: i64) -> Result<i64> {
         let i = self.check_index(n)?;
         let old_cb = self.slot_cbytes(i)?;
+        self.drop_stored(i, false);
         let e = self.entries.remove(i);
         self.nbytes -= e.nbytes as i64;
         self.cbytes -= old_cb;
@@ -1998,8 +1979,17 @@ impl SuperChunk {
         )
     }
 
+    /// The length of the caller's frame this super-chunk still is exactly
+    /// (made by `from_buffer(copy=false)` and not changed since).
+    pub fn pristine_len(&self) -> Option<i64> {
+        self.pristine_len
+    }
+
     /// Length of the frame this super-chunk is or would be.
     pub fn frame_len(&self) -> Result<i64> {
+        if let Some(n) = self.pristine_len {
+            return Ok(n);
+        }
         match &self.backing {
             Backing::Chunks => Ok(self.cbytes + self.nchunks() * 8),
             Backing::File { data_len, .. } => {
@@ -2029,13 +2019,18 @@ impl SuperChunk {
                 Slot::Data(_) => Err(Error::Failure),
             })
             .collect::<Result<_>>()?;
+        self.parts_with(&offsets, sparse, data_len)
+    }
+
+    /// [`Self::parts`] with the index holding `offsets`.
+    fn parts_with(&self, offsets: &[i64], sparse: bool, data_len: i64) -> Result<cframe::Parts> {
         let cb = if sparse { self.cbytes } else { data_len };
         let h = self.frame_header(sparse, cb);
         cframe::encode_parts(
             &h,
             &self.metalayers,
             &self.vlmetalayers,
-            &offsets,
+            offsets,
             data_len,
             &self.index_style(),
         )
@@ -2047,6 +2042,7 @@ impl SuperChunk {
     /// overwritten (a sparse frame's index file is replaced by renaming a
     /// new one over it where the backend can).
     fn flush(&mut self) -> Result<()> {
+        self.pristine_len = None;
         match &self.backing {
             Backing::Chunks | Backing::MemFrame => Ok(()),
             Backing::Dir { path, .. } => {
@@ -2079,57 +2075,7 @@ impl SuperChunk {
                 self.seen = buf;
                 Ok(())
             }
-            Backing::File {
-                path,
-                base,
-                header_len,
-                data_len,
-                dead_tail,
-            } => {
-                let (base, hl) = (*base, *header_len);
-                let mut start = data_len.checked_add(*dead_tail).ok_or(Error::FileWrite)?;
-                let mut p = self.parts(false, start)?;
-                if let Some((at, len, _)) = self.relocated {
-                    // the new index and trailer must not overwrite the moved
-                    // ones before the header points past them
-                    let tl = (p.index.len() + p.trailer.len()) as i64;
-                    if start < at + len && start + tl > at {
-                        start = at + len;
-                        p = self.parts(false, start)?;
-                    }
-                }
-                if p.header.len() as i64 != hl {
-                    self.relocated = None;
-                    return self.rewrite();
-                }
-                let mut s = self.io.open(path, Mode::Update)?;
-                let mut tail = p.index;
-                tail.extend_from_slice(&p.trailer);
-                let tail_at = base
-                    .checked_add((hl + start) as u64)
-                    .ok_or(Error::FileWrite)?;
-                s.write_all_at(tail_at, &tail)?;
-                s.write_all_at(base, &p.header)?;
-                self.seen = p.header[..fh::HEADER_MINLEN].to_vec();
-                // the moved copy is dead now: give its bytes back when the
-                // frame ended the file (a failure here only leaves them)
-                if let Some((_, _, at_end)) = self.relocated.take() {
-                    let end = tail_at + tail.len() as u64;
-                    if at_end && s.size().is_ok_and(|n| n > end) {
-                        let _ = s.truncate(end);
-                    }
-                }
-                if let Backing::File {
-                    data_len,
-                    dead_tail,
-                    ..
-                } = &mut self.backing
-                {
-                    *data_len = start;
-                    *dead_tail = tail.len() as i64;
-                }
-                Ok(())
-            }
+            Backing::File { .. } => self.flush_file(),
         }
     }
 
@@ -2304,6 +2250,7 @@ fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>>
 mod chunksize;
 mod cparams;
 mod held;
+mod layout;
 mod lazy;
 mod lock;
 
@@ -2315,39 +2262,3 @@ mod coherence_tests;
 mod contexts_tests;
 #[cfg(test)]
 mod tests;
-
-/// Make room to write chunks where a contiguous frame's index and trailer
-/// are without ever leaving an unreadable frame: copy them (`dead_tail`
-/// bytes at `data_len` of the chunks section) to `at`, beyond where the new
-/// chunk and the new index and trailer will go, then point the header at
-/// the copy. Until the operation writes its own header, the frame on disk
-/// is the old one with a hole before its index. Without this, every change
-/// would leave its old index and trailer behind, and a file appended to
-/// n times would grow by O(n^2) index bytes.
-/// Returns the copy's place, its length and whether the frame ended the file.
-fn relocate_tail(
-    s: &mut dyn Stream,
-    base: u64,
-    hl: i64,
-    data_len: i64,
-    dead_tail: i64,
-    at: i64,
-) -> Result<(i64, i64, bool)> {
-    let from = (base as i64)
-        .checked_add(hl)
-        .and_then(|v| v.checked_add(data_len))
-        .ok_or(Error::FileWrite)?;
-    let to = (base as i64)
-        .checked_add(hl)
-        .and_then(|v| v.checked_add(at))
-        .ok_or(Error::FileWrite)?;
-    let len = usize::try_from(dead_tail).map_err(|_| Error::FileWrite)?;
-    let at_end = s.size()? == (from as u64).saturating_add(len as u64);
-    let tail = crate::io::read_vec(s, from as u64, len)?;
-    s.write_all_at(to as u64, &tail)?;
-    let mut h = crate::io::read_vec(s, base, fh::HEADER_MINLEN)?;
-    h[fh::pos::CBYTES..fh::pos::CBYTES + 8].copy_from_slice(&at.to_be_bytes());
-    fh::set_frame_len(&mut h, hl + at + dead_tail);
-    s.write_all_at(base, &h)?;
-    Ok((at, dead_tail, at_end))
-}

@@ -1299,7 +1299,8 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
     )
 }
 
-/// Serialize into a contiguous frame (always a new malloc()ed buffer).
+/// Serialize into a contiguous frame: a new malloc()ed buffer, or the
+/// caller's own frame while a super-chunk made from it is unchanged.
 ///
 /// # Safety
 /// `schunk` is live; `cframe` and `needs_free` are writable.
@@ -1319,6 +1320,16 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             };
             if cframe.is_null() || needs_free.is_null() {
                 return err(Error::NullPointer) as i64;
+            }
+            // an unchanged frame adopted from the caller is handed back as
+            // it is, as upstream hands out its in-memory frame
+            if let (false, Some(n)) = (h.cframe.is_null(), h.core.pristine_len()) {
+                // SAFETY: out pointers writable per contract.
+                unsafe {
+                    *cframe = h.cframe;
+                    *needs_free = false;
+                }
+                return n;
             }
             let f = match h.core.to_frame() {
                 Ok(f) => f,

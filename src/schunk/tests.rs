@@ -1065,6 +1065,14 @@ fn ops() -> Vec<(&'static str, Op)> {
             let c = sc.compress(&small(53, 400))?;
             sc.insert_chunk(0, &c).map(|_| ())
         }),
+        ("update-zeros", |sc| {
+            // a stored chunk becomes a special offset: the chunks after it
+            // move back over its bytes
+            let cp = sc.cparams().clone();
+            let mut z = vec![0u8; 64];
+            let n = make_special(&cp, Special::Zero, 400, None, &mut z)?;
+            sc.update_chunk(0, &z[..n]).map(|_| ())
+        }),
         ("delete", |sc| sc.delete_chunk(2).map(|_| ())),
         ("reorder", |sc| sc.reorder(&[3, 2, 1, 0])),
         ("vlmeta-add", |sc| {
