@@ -160,6 +160,10 @@ pub struct SuperChunk {
     /// included, is what it stands for (its length, and its bytes at the C
     /// API, which keeps the caller's buffer).
     pristine_len: Option<i64>,
+    /// Nesting of batches (see `layout`), and the span of a frame file's
+    /// chunks section where freed bytes wait to be given back.
+    batch_depth: u32,
+    gaps: Option<(i64, i64)>,
     /// The frame lock, when locking is on (see [`Self::enable_locking`]).
     lock: Option<lock::FrameLock>,
     /// What this handle last saw of its frame on disk (see
@@ -231,6 +235,8 @@ impl SuperChunk {
             anchor: None,
             disk_moved: false,
             pristine_len: None,
+            batch_depth: 0,
+            gaps: None,
             lock: None,
             seen: Vec::new(),
         }
@@ -419,6 +425,7 @@ impl SuperChunk {
             return Ok(false);
         }
         self.entries = fresh.entries;
+        self.gaps = None;
         self.nbytes = fresh.nbytes;
         self.cbytes = fresh.cbytes;
         self.chunksize = fresh.chunksize;
@@ -519,8 +526,14 @@ impl SuperChunk {
                 // the frame on disk holds the old content, but its chunks
                 // may be copies elsewhere now: read where they are (or, if
                 // that fails too, let the next access do it)
-                if moved && self.reload().is_err() {
-                    self.seen.clear();
+                if moved {
+                    if self.reload().is_err() {
+                        self.seen.clear();
+                    }
+                    // the frame read back keeps its chunks past a gap
+                    if let Backing::File { data_len, .. } = self.backing {
+                        self.gaps = Some((0, data_len));
+                    }
                 }
                 for p in created {
                     let _ = std::fs::remove_file(p);
@@ -1688,10 +1701,13 @@ impl SuperChunk {
 
     /// Overwrite items `start..stop` with `src`, recompressing the chunks.
     pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
-        for (n, c) in self.slice_updates(start, stop, src)? {
-            self.update_chunk(n, &c)?;
-        }
-        Ok(())
+        let updates = self.slice_updates(start, stop, src)?;
+        self.begin_batch();
+        let r = updates
+            .into_iter()
+            .try_for_each(|(n, c)| self.update_chunk(n, &c).map(|_| ()));
+        self.end_batch();
+        r
     }
 
     /// The chunks `set_slice` would write, by number: compressing them needs
@@ -2120,6 +2136,7 @@ impl SuperChunk {
                 s.write_all_at(base, &buf)?;
                 s.truncate(base + buf.len() as u64)?;
                 self.seen = buf[..fh::HEADER_MINLEN].to_vec();
+                self.gaps = None;
                 self.backing = Backing::File {
                     path,
                     base,

@@ -212,6 +212,19 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
         buf: &[u8],
         bufshape: &[i64],
     ) -> Result<()> {
+        // the chunks it replaces are given back to a frame file once
+        self.schunk_mut().begin_batch();
+        let r = self.set_orthogonal_inner(selection, buf, bufshape);
+        self.schunk_mut().end_batch();
+        r
+    }
+
+    fn set_orthogonal_inner(
+        &mut self,
+        selection: &[&[i64]],
+        buf: &[u8],
+        bufshape: &[i64],
+    ) -> Result<()> {
         let g = self.geom.clone();
         let ts = self.typesize().max(1) as usize;
         if g.ndim == 0 {

@@ -516,6 +516,20 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
         start: &[i64],
         stop: &[i64],
     ) -> Result<()> {
+        // the chunks it replaces are given back to a frame file once
+        self.schunk_mut().begin_batch();
+        let r = self.set_slice_cbuffer_inner(buf, bufshape, start, stop);
+        self.schunk_mut().end_batch();
+        r
+    }
+
+    fn set_slice_cbuffer_inner(
+        &mut self,
+        buf: &[u8],
+        bufshape: &[i64],
+        start: &[i64],
+        stop: &[i64],
+    ) -> Result<()> {
         let ts = self.typesize();
         if ts <= 0 {
             return Err(Error::InvalidParam);

@@ -213,7 +213,14 @@ pub(crate) unsafe fn with_array<T>(
     sh.begin_read()?;
     sh.core.end_read()?;
     sh.core.lock()?;
+    // chunks an operation replaces are given back to a frame file once, at
+    // its end (see `SuperChunk::begin_batch`)
+    sh.core.begin_batch();
     let r = refresh_if_stale(h).and_then(|_| f(&mut h.arr));
+    // SAFETY: as above.
+    if let Some(sh) = unsafe { sc.cast::<Handle>().as_mut() } {
+        sh.core.end_batch();
+    }
     h.sync();
     // SAFETY: as above.
     if let Some(sh) = unsafe { sc.cast::<Handle>().as_mut() } {

@@ -19,15 +19,24 @@ use crate::chunk::ChunkHeader;
 use crate::error::{Error, Result};
 use crate::frame::header as fh;
 use crate::frame::index;
+use crate::frame::trailer::{self, TRAILER_MINLEN};
 use crate::io::{read_vec, Mode, Stream};
 
-/// A chunk of the frame on disk that the new layout puts elsewhere (or
-/// drops): where it is, its length, and where it goes (None when dropped).
-struct Moved {
-    from: i64,
-    len: i64,
-    to: Option<i64>,
-    entry: Option<usize>,
+/// Pieces in which spans of a frame file are copied.
+const PIECE: usize = 16 << 20;
+
+/// Copy `len` bytes at `from` to `to` (regions that do not overlap) through
+/// `buf`.
+fn copy_span(s: &mut dyn Stream, from: u64, to: u64, len: u64, buf: &mut Vec<u8>) -> Result<()> {
+    let mut done = 0u64;
+    while done < len {
+        let n = (len - done).min(PIECE as u64) as usize;
+        buf.resize(n, 0);
+        s.read_exact_at(from + done, &mut buf[..n])?;
+        s.write_all_at(to + done, &buf[..n])?;
+        done += n as u64;
+    }
+    Ok(())
 }
 
 impl SuperChunk {
@@ -66,20 +75,38 @@ impl SuperChunk {
         else {
             return Err(Error::Failure);
         };
-        let dropped = std::mem::take(&mut self.dropped);
-        let anchor = self.anchor.take();
-        let mut s = self.io.open(&path, Mode::Update)?;
-        let s = s.as_mut();
-        let len_at = |s: &mut dyn Stream, o: i64| -> Result<i64> {
-            let h = read_vec(s, Self::file_pos(base, hl, o)?, EXTENDED_HEADER_LENGTH)?;
-            Ok(ChunkHeader::read(&h)?.cbytes as i64)
+        // in a batch, chunks that go leave their bytes where they are and
+        // nothing moves; the bytes are given back once, at its end
+        let deferring = self.batch_depth > 0;
+        let (dropped, anchor, gaps) = if deferring {
+            (Vec::new(), None, None)
+        } else {
+            (
+                std::mem::take(&mut self.dropped),
+                self.anchor.take(),
+                self.gaps,
+            )
         };
+        let mut stream = self.io.open(&path, Mode::Update)?;
+        let s = stream.as_mut();
+        let pos = |o: i64| Self::file_pos(base, hl, o);
 
         // the new layout: chunks before the first change stay; from there
         // on, chunks are packed in their order on disk (a replacement in
         // its predecessor's place), then new chunks, then index and trailer
-        let start = dropped.iter().copied().min().unwrap_or(d).min(d);
-        let last_change = dropped.iter().copied().max().unwrap_or(-1);
+        let start = dropped
+            .iter()
+            .copied()
+            .chain(gaps.map(|g| g.0))
+            .min()
+            .unwrap_or(d)
+            .min(d);
+        let last_change = dropped
+            .iter()
+            .copied()
+            .chain(gaps.map(|g| g.1))
+            .max()
+            .unwrap_or(-1);
         let mut order: Vec<(i64, usize)> = Vec::new();
         let mut fresh: Vec<usize> = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
@@ -93,9 +120,13 @@ impl SuperChunk {
             }
         }
         order.sort_unstable();
-        let mut moved: Vec<Moved> = Vec::new();
+        // (entry, old offset, length, new offset) of chunks that move
+        let mut moved: Vec<(usize, i64, i64, i64)> = Vec::new();
         let mut placed: Vec<(usize, i64)> = Vec::new();
         let mut cursor = start;
+        // where the chunks that stay as they are begin
+        let mut unchanged = d;
+        let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
         for &(o, i) in &order {
             match &self.entries[i].slot {
                 Slot::Data(c) => {
@@ -105,17 +136,14 @@ impl SuperChunk {
                 _ => {
                     if o == cursor && o > last_change {
                         // nothing changes from here to the end of the chunks
+                        unchanged = o;
                         cursor = d.max(cursor);
                         break;
                     }
-                    let len = len_at(s, o)?;
+                    s.read_exact_at(pos(o)?, &mut hb)?;
+                    let len = ChunkHeader::read(&hb)?.cbytes as i64;
                     if o != cursor {
-                        moved.push(Moved {
-                            from: o,
-                            len,
-                            to: Some(cursor),
-                            entry: Some(i),
-                        });
+                        moved.push((i, o, len, cursor));
                     }
                     cursor += len;
                 }
@@ -127,21 +155,10 @@ impl SuperChunk {
                 cursor += c.len() as i64;
             }
         }
-        for &o in &dropped {
-            let len = len_at(s, o)?;
-            moved.push(Moved {
-                from: o,
-                len,
-                to: None,
-                entry: None,
-            });
-        }
         let new_d = cursor;
         let mut offsets = self.stored_offsets()?;
-        for m in &moved {
-            if let (Some(i), Some(to)) = (m.entry, m.to) {
-                offsets[i] = to;
-            }
+        for &(i, _, _, to) in &moved {
+            offsets[i] = to;
         }
         for &(i, at) in &placed {
             offsets[i] = at;
@@ -154,40 +171,68 @@ impl SuperChunk {
         let new_tail_len = (p.index.len() + p.trailer.len()) as i64;
         let new_end = new_d.checked_add(new_tail_len).ok_or(Error::FileWrite)?;
 
-        // step 1: the old frame, moved out of the way
+        // step 1: what the new layout overwrites of the old frame (its
+        // chunks from `start` up to those that stay as they are, freed
+        // bytes included, and its index and trailer), copied out of the way
+        // of the new layout and of itself, with the header pointing at the
+        // copy
         let scratch = (d + t).max(new_end);
-        let mut copies = self.keep_old_frame(s, base, hl, d, t, &moved, scratch)?;
+        let shift = scratch - start;
+        let mut buf = Vec::new();
+        let span = (unchanged - start) as u64;
+        // a span this small is kept for step 2 rather than read again
+        let kept = span <= (4 * PIECE) as u64;
+        if kept {
+            buf = read_vec(s, pos(start)?, span as usize)?;
+            s.write_all_at(pos(scratch)?, &buf)?;
+        } else {
+            copy_span(s, pos(start)?, pos(scratch)?, span, &mut buf)?;
+        }
+        let tl = usize::try_from(t).map_err(|_| Error::FileWrite)?;
+        let mut tail = read_vec(s, pos(d)?, tl)?;
+        if start < unchanged {
+            tail = Self::shifted_index(&tail, start, unchanged, shift)?;
+        }
+        let tail_at = unchanged + shift;
+        s.write_all_at(pos(tail_at)?, &tail)?;
+        let mut h = read_vec(s, base, fh::HEADER_MINLEN)?;
+        h[fh::pos::CBYTES..fh::pos::CBYTES + 8].copy_from_slice(&tail_at.to_be_bytes());
+        fh::set_frame_len(&mut h, hl + tail_at + tail.len() as i64);
+        s.write_all_at(base, &h)?;
         self.disk_moved = true;
-        copies.sort_unstable();
 
-        // step 2: the new layout, then its header
-        for m in &moved {
-            if let Some(to) = m.to {
-                let from = copies
-                    .binary_search_by_key(&m.from, |c| c.0)
-                    .map_or(m.from, |k| copies[k].1);
-                let len = usize::try_from(m.len).map_err(|_| Error::FileWrite)?;
-                let bytes = read_vec(s, Self::file_pos(base, hl, from)?, len)?;
-                s.write_all_at(Self::file_pos(base, hl, to)?, &bytes)?;
+        // step 2: the new layout, from the copies, then its header; runs of
+        // chunks that were and stay next to each other are copied at once
+        let mut k = 0;
+        while k < moved.len() {
+            let (_, from, mut len, to) = moved[k];
+            k += 1;
+            while k < moved.len() && moved[k].1 == from + len && moved[k].3 == to + len {
+                len += moved[k].2;
+                k += 1;
+            }
+            if kept {
+                let at = (from - start) as usize;
+                s.write_all_at(pos(to)?, &buf[at..at + len as usize])?;
+            } else {
+                copy_span(s, pos(from + shift)?, pos(to)?, len as u64, &mut buf)?;
             }
         }
         for &(i, at) in &placed {
             if let Slot::Data(c) = &self.entries[i].slot {
-                s.write_all_at(Self::file_pos(base, hl, at)?, c)?;
+                s.write_all_at(pos(at)?, c)?;
             }
         }
         let mut tail = p.index;
         tail.extend_from_slice(&p.trailer);
-        s.write_all_at(Self::file_pos(base, hl, new_d)?, &tail)?;
+        s.write_all_at(pos(new_d)?, &tail)?;
         s.write_all_at(base, &p.header)?;
         self.seen = p.header[..fh::HEADER_MINLEN].to_vec();
         // the frame is complete: what lies beyond is the copies (a failure
         // to cut them only leaves their bytes)
-        let _ = s.truncate(Self::file_pos(base, hl, new_end)?);
-        for m in &moved {
-            if let (Some(i), Some(to)) = (m.entry, m.to) {
-                self.entries[i].slot = Slot::Disk(to);
-            }
+        let _ = s.truncate(pos(new_end)?);
+        for &(i, _, _, to) in &moved {
+            self.entries[i].slot = Slot::Disk(to);
         }
         for &(i, at) in &placed {
             self.entries[i].slot = Slot::Disk(at);
@@ -199,59 +244,65 @@ impl SuperChunk {
             data_len: new_d,
             dead_tail: new_tail_len,
         };
+        self.gaps = if deferring {
+            let went = std::mem::take(&mut self.dropped);
+            let span = went.iter().fold(self.gaps, |g, &o| match g {
+                Some((lo, hi)) => Some((lo.min(o), hi.max(o))),
+                None => Some((o, o)),
+            });
+            self.anchor = None;
+            span
+        } else {
+            None
+        };
         Ok(())
     }
 
-    /// Step 1 of a flush: copy the chunks in `moved` and the old index and
-    /// trailer (`t` bytes at `d`) to `scratch` onwards, and point the
-    /// header there. Returns where each chunk's copy is.
-    #[allow(clippy::too_many_arguments)]
-    fn keep_old_frame(
-        &self,
-        s: &mut dyn Stream,
-        base: u64,
-        hl: i64,
-        d: i64,
-        t: i64,
-        moved: &[Moved],
-        scratch: i64,
-    ) -> Result<Vec<(i64, i64)>> {
-        let mut at = scratch;
-        let mut copies = Vec::with_capacity(moved.len());
-        for m in moved {
-            let len = usize::try_from(m.len).map_err(|_| Error::FileWrite)?;
-            let bytes = read_vec(s, Self::file_pos(base, hl, m.from)?, len)?;
-            s.write_all_at(Self::file_pos(base, hl, at)?, &bytes)?;
-            copies.push((m.from, at));
-            at += m.len;
+    /// An index and trailer (`tail`) whose chunk offsets in `start..end`
+    /// are moved by `shift`.
+    fn shifted_index(tail: &[u8], start: i64, end: i64, shift: i64) -> Result<Vec<u8>> {
+        // a frame without chunks has no index: its tail is all trailer
+        let last = tail
+            .len()
+            .checked_sub(TRAILER_MINLEN)
+            .ok_or(Error::InvalidHeader)?;
+        let tl = trailer::trailer_len(&tail[last..], i64::MAX)?;
+        if tl == tail.len() as i64 {
+            return Ok(tail.to_vec());
         }
-        let tl = usize::try_from(t).map_err(|_| Error::FileWrite)?;
-        let mut tail = read_vec(s, Self::file_pos(base, hl, d)?, tl)?;
-        if !copies.is_empty() {
-            // the old index must name the copies: re-encode it
-            let mut sorted = copies.clone();
-            sorted.sort_unstable();
-            let ih = ChunkHeader::read(&tail)?;
-            let ilen = usize::try_from(ih.cbytes).map_err(|_| Error::InvalidHeader)?;
-            if ilen > tail.len() || ih.nbytes < 0 || ih.nbytes % 8 != 0 {
-                return Err(Error::InvalidHeader);
-            }
-            let mut offs = index::decode(&tail[..ilen], ih.nbytes as i64 / 8)?;
-            for o in offs.iter_mut() {
-                if let Ok(k) = sorted.binary_search_by_key(o, |c| c.0) {
-                    *o = sorted[k].1;
-                }
-            }
-            let mut fresh = index::encode_with(&offs, &index::Style::Modified)?;
-            fresh.extend_from_slice(&tail[ilen..]);
-            tail = fresh;
+        let ih = ChunkHeader::read(tail)?;
+        let ilen = usize::try_from(ih.cbytes).map_err(|_| Error::InvalidHeader)?;
+        if ilen > tail.len() || ih.nbytes < 0 || ih.nbytes % 8 != 0 {
+            return Err(Error::InvalidHeader);
         }
-        s.write_all_at(Self::file_pos(base, hl, at)?, &tail)?;
-        let mut h = read_vec(s, base, fh::HEADER_MINLEN)?;
-        h[fh::pos::CBYTES..fh::pos::CBYTES + 8].copy_from_slice(&at.to_be_bytes());
-        fh::set_frame_len(&mut h, hl + at + tail.len() as i64);
-        s.write_all_at(base, &h)?;
-        Ok(copies)
+        let mut offs = index::decode(&tail[..ilen], ih.nbytes as i64 / 8)?;
+        for o in offs.iter_mut().filter(|o| (start..end).contains(*o)) {
+            *o += shift;
+        }
+        let mut out = index::encode_with(&offs, &index::Style::Modified)?;
+        out.extend_from_slice(&tail[ilen..]);
+        Ok(out)
+    }
+
+    /// Begin a batch of changes (re-entrant): until the matching
+    /// [`Self::end_batch`], chunks that are replaced or deleted leave their
+    /// bytes in a frame file and nothing moves, so a change that spans many
+    /// chunks costs what its chunks do instead of a pass over the file per
+    /// chunk; the file is packed once, when the batch ends. Each change is
+    /// still atomic.
+    pub fn begin_batch(&mut self) {
+        self.batch_depth += 1;
+    }
+
+    /// End what [`Self::begin_batch`] began, packing the frame file when the
+    /// outermost batch ends. The changes are written already: a failure to
+    /// pack only leaves the bytes they freed, given back by the next change
+    /// of this handle, so it is not reported.
+    pub fn end_batch(&mut self) {
+        self.batch_depth = self.batch_depth.saturating_sub(1);
+        if self.batch_depth == 0 && self.gaps.is_some() {
+            let _ = self.transact(|s| s.flush());
+        }
     }
 
     /// The index entries of a frame file: special offsets, chunk offsets,
@@ -274,6 +325,7 @@ mod tests {
     use crate::chunk::special::make_special;
     use crate::chunk::{CParams, Special};
     use crate::frame::header::FrameHeader;
+    use std::path::{Path, PathBuf};
 
     const NB: usize = 4000;
 
@@ -296,6 +348,29 @@ mod tests {
             .collect()
     }
 
+    fn new_file(name: &str) -> (PathBuf, SuperChunk) {
+        let path = std::env::temp_dir().join(format!("b2rs-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let sc = SuperChunk::new(Storage {
+            contiguous: true,
+            urlpath: Some(path.clone()),
+            cparams: CParams {
+                typesize: 4,
+                ..CParams::default()
+            },
+            ..Storage::default()
+        })
+        .unwrap();
+        (path, sc)
+    }
+
+    fn zeros(sc: &SuperChunk) -> Vec<u8> {
+        let mut out = vec![0u8; 64];
+        let n = make_special(sc.cparams(), Special::Zero, NB as i32, None, &mut out).unwrap();
+        out.truncate(n);
+        out
+    }
+
     /// The file holds exactly the frame, and the frame's chunks section
     /// exactly its chunks: what the reference reports as `cbytes` after
     /// opening it is what the chunks take.
@@ -311,27 +386,23 @@ mod tests {
         assert_eq!(sc.cbytes(), stored, "{what}: cbytes");
     }
 
+    fn assert_reads_back(path: &Path, model: &[Vec<u8>], vl: &[(String, Vec<u8>)], what: &str) {
+        let back = SuperChunk::open(path, 0, crate::io::default_backend()).unwrap();
+        assert_eq!(back.nchunks() as usize, model.len(), "{what}");
+        let mut out = vec![0u8; NB];
+        for (i, m) in model.iter().enumerate() {
+            back.decompress_chunk(i as i64, &mut out).unwrap();
+            assert_eq!(&out, m, "{what}: chunk {i}");
+        }
+        for (k, v) in vl {
+            assert_eq!(&back.vlmeta_get(k).unwrap(), v, "{what}: {k}");
+        }
+    }
+
     #[test]
     fn every_change_leaves_the_file_packed() {
-        let path = std::env::temp_dir().join(format!("b2rs-{}-packed.b2frame", std::process::id()));
-        let _ = std::fs::remove_file(&path);
-        let cp = CParams {
-            typesize: 4,
-            ..CParams::default()
-        };
-        let mut sc = SuperChunk::new(Storage {
-            contiguous: true,
-            urlpath: Some(path.clone()),
-            cparams: cp.clone(),
-            ..Storage::default()
-        })
-        .unwrap();
-        let zeros = {
-            let mut out = vec![0u8; 64];
-            let n = make_special(&cp, Special::Zero, NB as i32, None, &mut out).unwrap();
-            out.truncate(n);
-            out
-        };
+        let (path, mut sc) = new_file("packed.b2frame");
+        let zeros = zeros(&sc);
         let mut model: Vec<Vec<u8>> = Vec::new();
         let mut vl: Vec<(String, Vec<u8>)> = Vec::new();
         let mut r = 12345u64;
@@ -341,33 +412,33 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             let pick = (r >> 33) as usize;
             let n = model.len();
-            let what = match pick % 9 {
+            let what = match pick % 10 {
                 _ if n < 3 => {
                     sc.append_buffer(&data(step)).unwrap();
                     model.push(data(step));
                     "append"
                 }
                 0 | 1 => {
-                    let i = pick / 9 % n;
+                    let i = pick / 10 % n;
                     let c = sc.compress(&data(step)).unwrap();
                     sc.update_chunk(i as i64, &c).unwrap();
                     model[i] = data(step);
                     "update"
                 }
                 2 => {
-                    let i = pick / 9 % n;
+                    let i = pick / 10 % n;
                     sc.update_chunk(i as i64, &zeros).unwrap();
                     model[i] = vec![0u8; NB];
                     "update to zeros"
                 }
                 3 => {
-                    let i = pick / 9 % n;
+                    let i = pick / 10 % n;
                     sc.delete_chunk(i as i64).unwrap();
                     model.remove(i);
                     "delete"
                 }
                 4 => {
-                    let i = pick / 9 % n;
+                    let i = pick / 10 % n;
                     let c = sc.compress(&data(step)).unwrap();
                     sc.insert_chunk(i as i64, &c).unwrap();
                     model.insert(i, data(step));
@@ -380,8 +451,8 @@ mod tests {
                     "reorder"
                 }
                 6 => {
-                    let name = format!("v{}", pick / 9 % 4);
-                    let content = data(step)[..(pick / 36) % 900].to_vec();
+                    let name = format!("v{}", pick / 10 % 4);
+                    let content = data(step)[..(pick / 40) % 900].to_vec();
                     match vl.iter_mut().find(|(k, _)| *k == name) {
                         Some(slot) => {
                             sc.vlmeta_update(&name, &content, None).unwrap();
@@ -395,9 +466,33 @@ mod tests {
                     "vlmeta"
                 }
                 7 if !vl.is_empty() => {
-                    let (name, _) = vl.remove(pick / 9 % vl.len());
+                    let (name, _) = vl.remove(pick / 10 % vl.len());
                     sc.vlmeta_delete(&name).unwrap();
                     "vlmeta delete"
+                }
+                8 => {
+                    // freed bytes wait for the end of the batch
+                    sc.begin_batch();
+                    for k in 0..4u64 {
+                        let i = (pick / 10 + k as usize * 7) % model.len();
+                        match k {
+                            2 => {
+                                sc.update_chunk(i as i64, &zeros).unwrap();
+                                model[i] = vec![0u8; NB];
+                            }
+                            3 if model.len() > 1 => {
+                                sc.delete_chunk(i as i64).unwrap();
+                                model.remove(i);
+                            }
+                            _ => {
+                                let c = sc.compress(&data(step * 5 + k)).unwrap();
+                                sc.update_chunk(i as i64, &c).unwrap();
+                                model[i] = data(step * 5 + k);
+                            }
+                        }
+                    }
+                    sc.end_batch();
+                    "batch"
                 }
                 _ => {
                     sc.append_buffer(&data(step)).unwrap();
@@ -408,19 +503,84 @@ mod tests {
             let what = format!("step {step} ({what})");
             assert_packed(&sc, &what);
             if step % 25 == 24 {
-                let back = SuperChunk::open(&path, 0, crate::io::default_backend()).unwrap();
-                assert_eq!(back.nchunks() as usize, model.len(), "{what}");
-                let mut out = vec![0u8; NB];
-                for (i, m) in model.iter().enumerate() {
-                    back.decompress_chunk(i as i64, &mut out).unwrap();
-                    assert_eq!(&out, m, "{what}: chunk {i}");
-                }
-                for (k, v) in &vl {
-                    assert_eq!(&back.vlmeta_get(k).unwrap(), v, "{what}: {k}");
-                }
-                assert_eq!(back.cbytes(), sc.cbytes(), "{what}: cbytes read back");
+                assert_reads_back(&path, &model, &vl, &what);
             }
         }
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A replacement of the same size takes its predecessor's place and
+    /// nothing else moves, as in the reference.
+    #[test]
+    fn a_same_size_replacement_moves_nothing() {
+        let (path, mut sc) = new_file("same-size.b2frame");
+        // noise compresses to a memcpy'd chunk: every one has one size
+        let mut model: Vec<Vec<u8>> = (0..6).map(|n| data(n * 4 + 3)).collect();
+        model.iter_mut().for_each(|m| {
+            let mut x = m[0] as u64 + 1;
+            for b in m.iter_mut() {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                *b = (x >> 56) as u8;
+            }
+        });
+        for m in &model {
+            sc.append_buffer(m).unwrap();
+        }
+        let offsets = sc.offsets().unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let mut fresh = model[4].clone();
+        fresh.reverse();
+        let c = sc.compress(&fresh).unwrap();
+        sc.update_chunk(1, &c).unwrap();
+        model[1] = fresh;
+        assert_eq!(sc.offsets().unwrap(), offsets);
+        let after = std::fs::read(&path).unwrap();
+        assert_eq!(after.len(), before.len());
+        let (o1, o2) = (offsets[1] as usize, offsets[2] as usize);
+        let hl = FrameHeader::parse(&before).unwrap().header_len as usize;
+        assert_eq!(after[hl + o2..], before[hl + o2..], "the chunks after it");
+        assert_eq!(
+            after[hl..hl + o1],
+            before[hl..hl + o1],
+            "the chunks before it"
+        );
+        assert_packed(&sc, "same size");
+        assert_reads_back(&path, &model, &[], "same size");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// Within a batch a frame file only grows (nothing moves); its end
+    /// packs it, with every chunk as written.
+    #[test]
+    fn a_batch_packs_the_file_once_at_its_end() {
+        let (path, mut sc) = new_file("batch.b2frame");
+        let mut model: Vec<Vec<u8>> = (0..20).map(|n| data(n * 4)).collect();
+        for m in &model {
+            sc.append_buffer(m).unwrap();
+        }
+        let size = || std::fs::metadata(&path).unwrap().len();
+        sc.begin_batch();
+        let mut last = size();
+        for (n, m) in model.iter_mut().enumerate() {
+            *m = data(n as u64 * 4 + 3);
+            let c = sc.compress(m).unwrap();
+            sc.update_chunk(n as i64, &c).unwrap();
+            let now = size();
+            assert!(now > last, "update {n}: {now} after {last}");
+            last = now;
+        }
+        sc.end_batch();
+        assert_packed(&sc, "after the batch");
+        assert!(size() < last);
+        assert_reads_back(&path, &model, &[], "after the batch");
+        // a batch that empties the frame
+        sc.begin_batch();
+        while sc.nchunks() > 0 {
+            sc.delete_chunk(0).unwrap();
+        }
+        sc.end_batch();
+        assert_packed(&sc, "emptied");
+        assert_reads_back(&path, &[], &[], "emptied");
         let _ = std::fs::remove_file(&path);
     }
 }
