@@ -330,6 +330,106 @@ static void preset_chunksize(void) {
   blosc2_schunk_free(sc);
 }
 
+/* An opened frame works with the library's thread count, not the one its
+ * writer recorded (upstream makes its contexts with blosc2_get_nthreads). */
+static void opened_frames_take_global_threads(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  cp.nthreads = 1;
+  blosc2_storage st = {.cparams = &cp, .contiguous = true, .urlpath = "dropin_threads.b2frame"};
+  blosc2_remove_urlpath(st.urlpath);
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  REQUIRE(sc != NULL);
+  int32_t v[1000];
+  for (int i = 0; i < 1000; i++) v[i] = i;
+  REQUIRE(blosc2_schunk_append_buffer(sc, v, sizeof(v)) == 1);
+  uint8_t *buf;
+  bool needs_free;
+  int64_t len = blosc2_schunk_to_buffer(sc, &buf, &needs_free);
+  REQUIRE(len > 0);
+  blosc2_schunk_free(sc);
+  int16_t prev = blosc2_set_nthreads(3);
+  blosc2_schunk *o = blosc2_schunk_open(st.urlpath);
+  REQUIRE(o != NULL);
+  CHECK_EQ_INT(o->storage->cparams->nthreads, 3);
+  CHECK_EQ_INT(o->storage->dparams->nthreads, 3);
+  blosc2_schunk_free(o);
+  blosc2_schunk *m = blosc2_schunk_from_buffer(buf, len, true);
+  REQUIRE(m != NULL);
+  CHECK_EQ_INT(m->storage->cparams->nthreads, 3);
+  CHECK_EQ_INT(m->storage->dparams->nthreads, 3);
+  blosc2_schunk_free(m);
+  blosc2_set_nthreads(prev);
+  if (needs_free) free(buf);
+  blosc2_remove_urlpath(st.urlpath);
+}
+
+static int64_t file_size(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return -1;
+  fseek(f, 0, SEEK_END);
+  int64_t n = ftell(f);
+  fclose(f);
+  return n;
+}
+
+/* A frame file holds its chunks packed after updates and vlmetalayer
+ * changes, as upstream keeps it: the file ends with the frame, and a
+ * reopened super-chunk's cbytes is what its chunks take. (Ours also packs
+ * after deletions, where upstream leaves the bytes: src/schunk/layout.rs
+ * tests that.) */
+static void files_stay_packed(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_storage st = {.cparams = &cp, .contiguous = true, .urlpath = "dropin_packed.b2frame"};
+  blosc2_remove_urlpath(st.urlpath);
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  REQUIRE(sc != NULL);
+  static int32_t v[10000];
+  uint32_t x = 7;
+  for (int c = 0; c < 8; c++) {
+    /* noisy low bits: chunk sizes differ from one version to the next */
+    for (int i = 0; i < 10000; i++) {
+      x = x * 1103515245u + 12345u;
+      v[i] = i + (int32_t)(x >> (24 + c % 4));
+    }
+    REQUIRE(blosc2_schunk_append_buffer(sc, v, sizeof(v)) == c + 1);
+  }
+  uint8_t content[300];
+  memset(content, 5, sizeof(content));
+  REQUIRE(blosc2_vlmeta_add(sc, "attrs", content, sizeof(content), NULL) >= 0);
+  static uint8_t chunk[sizeof(v) + BLOSC2_MAX_OVERHEAD];
+  for (int c = 0; c < 8; c += 3) {
+    for (int i = 0; i < 10000; i++) v[i] = c + i % 7;
+    int cs = blosc2_compress_ctx(sc->cctx, v, sizeof(v), chunk, sizeof(chunk));
+    REQUIRE(cs > 0);
+    REQUIRE(blosc2_schunk_update_chunk(sc, c, chunk, true) >= 0);
+  }
+  int zs = blosc2_chunk_zeros(cp, sizeof(v), chunk, sizeof(chunk));
+  REQUIRE(zs > 0);
+  REQUIRE(blosc2_schunk_update_chunk(sc, 1, chunk, true) >= 0);
+  REQUIRE(blosc2_vlmeta_update(sc, "attrs", content, 10, NULL) >= 0);
+  int64_t cbytes = sc->cbytes;
+  blosc2_schunk_free(sc);
+  blosc2_schunk *o = blosc2_schunk_open(st.urlpath);
+  REQUIRE(o != NULL);
+  CHECK_EQ_INT(o->cbytes, cbytes);
+  int64_t stored = 0;
+  for (int c = 0; c < o->nchunks; c++) {
+    uint8_t *ch;
+    bool needs_free;
+    int n = blosc2_schunk_get_chunk(o, c, &ch, &needs_free);
+    REQUIRE(n > 0);
+    /* a special chunk takes no room in the frame */
+    if (c != 1) stored += n;
+    if (needs_free) free(ch);
+  }
+  CHECK_EQ_INT(o->cbytes, stored);
+  CHECK_EQ_INT(file_size(st.urlpath), blosc2_schunk_frame_len(o));
+  blosc2_schunk_free(o);
+  blosc2_remove_urlpath(st.urlpath);
+}
+
 int main(void) {
   blosc2_init();
   env_is_read_per_call();
@@ -340,6 +440,8 @@ int main(void) {
   serialize_after_file_trip();
   copy_with_cparams();
   preset_chunksize();
+  opened_frames_take_global_threads();
+  files_stay_packed();
   blosc2_destroy();
   return check_failures ? 1 : 0;
 }

@@ -543,8 +543,11 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
 }
 
 /// Wrap a core super-chunk opened from a frame, with parameters derived
-/// from it as upstream does.
+/// from it as upstream does: those of its header, but the library's
+/// current thread count (`blosc2_set_nthreads`) rather
+/// than the one the writer recorded.
 fn adopt(core: SuperChunk, io: blosc2_io) -> Box<Handle> {
+    let nthreads = super::library::blosc2_get_nthreads();
     let p = core.cparams();
     let cp = blosc2_cparams {
         compcode: p.compcode,
@@ -552,7 +555,7 @@ fn adopt(core: SuperChunk, io: blosc2_io) -> Box<Handle> {
         clevel: p.clevel,
         use_dict: c_int::from(p.use_dict),
         typesize: p.typesize,
-        nthreads: p.nthreads,
+        nthreads,
         blocksize: p.blocksize,
         splitmode: p.splitmode as i32,
         filters: p.filters,
@@ -560,7 +563,7 @@ fn adopt(core: SuperChunk, io: blosc2_io) -> Box<Handle> {
         ..blosc2_cparams::default()
     };
     let dp = blosc2_dparams {
-        nthreads: core.dparams().nthreads,
+        nthreads,
         ..blosc2_dparams::default()
     };
     Handle::new(core, cp, dp, io)
