@@ -430,6 +430,61 @@ static void files_stay_packed(void) {
   blosc2_remove_urlpath(st.urlpath);
 }
 
+static int noop_prefilter(blosc2_prefilter_params *p) {
+  memcpy(p->output, p->input, (size_t)p->output_size);
+  return 0;
+}
+
+static int noop_postfilter(blosc2_postfilter_params *p) {
+  memcpy(p->output, p->input, (size_t)p->size);
+  return 0;
+}
+
+/* A context keeps its own copy of the filter parameters (the caller's may
+ * be gone) and reports that copy; without a filter it reports none. */
+static void contexts_own_filter_params(void) {
+  int tag = 42;
+  blosc2_prefilter_params *pre = calloc(1, sizeof(*pre));
+  pre->user_data = &tag;
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  cp.prefilter = noop_prefilter;
+  cp.preparams = pre;
+  blosc2_context *c = blosc2_create_cctx(cp);
+  REQUIRE(c != NULL);
+  free(pre);
+  blosc2_cparams got;
+  REQUIRE(blosc2_ctx_get_cparams(c, &got) == 0);
+  REQUIRE(got.preparams != NULL);
+  CHECK(got.preparams->user_data == &tag);
+  CHECK(got.prefilter == noop_prefilter);
+  blosc2_free_ctx(c);
+
+  blosc2_prefilter_params unused = {0};
+  blosc2_cparams plain = BLOSC2_CPARAMS_DEFAULTS;
+  plain.preparams = &unused;
+  c = blosc2_create_cctx(plain);
+  REQUIRE(c != NULL);
+  REQUIRE(blosc2_ctx_get_cparams(c, &got) == 0);
+  CHECK(got.preparams == NULL);
+  CHECK(got.prefilter == NULL);
+  blosc2_free_ctx(c);
+
+  blosc2_postfilter_params *post = calloc(1, sizeof(*post));
+  post->user_data = &tag;
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp.postfilter = noop_postfilter;
+  dp.postparams = post;
+  c = blosc2_create_dctx(dp);
+  REQUIRE(c != NULL);
+  free(post);
+  blosc2_dparams dgot;
+  REQUIRE(blosc2_ctx_get_dparams(c, &dgot) == 0);
+  REQUIRE(dgot.postparams != NULL);
+  CHECK(dgot.postparams->user_data == &tag);
+  blosc2_free_ctx(c);
+}
+
 int main(void) {
   blosc2_init();
   env_is_read_per_call();
@@ -442,6 +497,7 @@ int main(void) {
   preset_chunksize();
   opened_frames_take_global_threads();
   files_stay_packed();
+  contexts_own_filter_params();
   blosc2_destroy();
   return check_failures ? 1 : 0;
 }

@@ -4,7 +4,10 @@ use super::boundary::{err, ffi_int, guard, rc, trace_error};
 use super::env::env;
 use super::prefilter::{CPostfilter, CPrefilter};
 use super::ptr::{chunk_slice, out_slice};
-use super::types::{blosc2_context, blosc2_cparams, blosc2_dparams};
+use super::types::{
+    blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_postfilter_params,
+    blosc2_prefilter_params,
+};
 use crate::chunk::header::{filter_id, MAX_FILTERS};
 use crate::chunk::params::{CParams, DParams, SplitMode};
 use crate::chunk::{Compressor, Decompressor};
@@ -37,6 +40,11 @@ pub struct Context {
     /// What `blosc2_ctx_get_cparams` reports (effective values).
     pub(crate) cparams: blosc2_cparams,
     pub(crate) dparams: blosc2_dparams,
+    /// The context's own copies of the prefilter and postfilter parameters
+    /// (what `cparams.preparams` and `dparams.postparams` point to), as
+    /// upstream keeps them: the caller's may be gone.
+    own_pre: Option<Box<blosc2_prefilter_params>>,
+    own_post: Option<Box<blosc2_postfilter_params>>,
 }
 
 impl Context {
@@ -46,6 +54,8 @@ impl Context {
             kind: Mutex::new(kind),
             cparams,
             dparams,
+            own_pre: None,
+            own_post: None,
         })
     }
 
@@ -179,7 +189,12 @@ pub(crate) fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
     let handle = (&mut *ctx as *mut Context).cast::<blosc2_context>();
     // SAFETY: `preparams` is NULL or valid, per the blosc2_cparams contract.
     if let Some(pre) = unsafe { CPrefilter::new(cp.prefilter, cp.preparams, handle) } {
+        let own = Box::new(pre.params);
+        ctx.cparams.preparams = (&*own as *const blosc2_prefilter_params).cast_mut();
+        ctx.own_pre = Some(own);
         comp.prefilter = Some(Arc::new(pre));
+    } else {
+        ctx.cparams.preparams = std::ptr::null_mut();
     }
     ctx.template = Kind::Compress(Box::new(comp.fork()));
     *ctx.kind.get_mut().unwrap_or_else(|p| p.into_inner()) = Kind::Compress(Box::new(comp));
@@ -204,7 +219,12 @@ pub(crate) fn new_dctx(dparams: blosc2_dparams) -> Box<Context> {
     let handle = (&mut *ctx as *mut Context).cast::<blosc2_context>();
     // SAFETY: `postparams` is NULL or valid, per the blosc2_dparams contract.
     if let Some(post) = unsafe { CPostfilter::new(dp.postfilter, dp.postparams, handle) } {
+        let own = Box::new(post.params);
+        ctx.dparams.postparams = (&*own as *const blosc2_postfilter_params).cast_mut();
+        ctx.own_post = Some(own);
         d.postfilter = Some(Arc::new(post));
+    } else {
+        ctx.dparams.postparams = std::ptr::null_mut();
     }
     ctx.template = Kind::Decompress(Box::new(d.fork()));
     *ctx.kind.get_mut().unwrap_or_else(|p| p.into_inner()) = Kind::Decompress(Box::new(d));

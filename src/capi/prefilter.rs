@@ -10,7 +10,7 @@ use crate::registry::{Postfilter, PostfilterCall, Prefilter, PrefilterCall};
 
 pub(crate) struct CPrefilter {
     f: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> i32,
-    params: blosc2_prefilter_params,
+    pub(crate) params: blosc2_prefilter_params,
     /// The owning context, reported back to the callback.
     ctx: usize,
 }
@@ -88,7 +88,7 @@ impl Prefilter for CPrefilter {
 
 pub(crate) struct CPostfilter {
     f: unsafe extern "C" fn(*mut blosc2_postfilter_params) -> i32,
-    params: blosc2_postfilter_params,
+    pub(crate) params: blosc2_postfilter_params,
     ctx: usize,
 }
 
