@@ -1683,7 +1683,8 @@ int64_t blosc2_schunk_fill_special(struct blosc2_schunk *schunk,
                                    int special_value,
                                    int32_t chunksize);
 
-// Serialize into a contiguous frame (always a new malloc()ed buffer).
+// Serialize into a contiguous frame: a new malloc()ed buffer, or the
+// caller's own frame while a super-chunk made from it is unchanged.
 //
 // # Safety
 // `schunk` is live; `cframe` and `needs_free` are writable.
