@@ -10,8 +10,10 @@ use blosc2::chunk::header::{filter_id, MAX_FILTERS};
 use blosc2::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 
 mod b2nd_open;
+mod schunk_ops;
 mod vlblocks;
 pub use b2nd_open::b2nd_open;
+pub use schunk_ops::schunk_ops;
 pub use vlblocks::vlblocks;
 
 /// Largest destination buffer the harness allocates, so a header claiming a

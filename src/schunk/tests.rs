@@ -940,13 +940,13 @@ fn lazy_chunks_read_only_needed_blocks() {
 /// allocated bytes needs no room), or an I/O callback failing from write
 /// call number `calls` on, writing nothing.
 #[derive(Clone, Copy)]
-enum Fault {
+pub(super) enum Fault {
     DiskFull { bytes: u64 },
     CallFails { calls: u64 },
 }
 
-struct Faulty {
-    fault: Arc<Mutex<Fault>>,
+pub(super) struct Faulty {
+    pub(super) fault: Arc<Mutex<Fault>>,
 }
 
 struct FaultyStream {

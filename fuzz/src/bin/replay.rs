@@ -206,6 +206,7 @@ fn main() {
         "open_frame" => blosc2_fuzz::open_frame,
         "vlblocks" => blosc2_fuzz::vlblocks,
         "b2nd_open" => blosc2_fuzz::b2nd_open,
+        "schunk_ops" => blosc2_fuzz::schunk_ops,
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);
