@@ -52,6 +52,9 @@ pub fn b2nd_open(data: &[u8]) {
         }
     }
 
+    if !crate::frame_is_small(data) {
+        return;
+    }
     let Ok(a) = Array::from_cframe(data, true) else {
         return;
     };

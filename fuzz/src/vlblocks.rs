@@ -4,7 +4,7 @@
 
 use blosc2::chunk::header::filter_id;
 use blosc2::chunk::vlblocks::{self, VlChunk};
-use blosc2::chunk::{ChunkHeader, Compressor, DParams, Decompressor};
+use blosc2::chunk::{ChunkHeader, DParams, Decompressor};
 
 /// Largest concatenation the decode checks allocate.
 const MAX_FLAT: usize = 4 << 20;
@@ -113,7 +113,7 @@ fn roundtrip(input: &[u8]) {
         room
     };
     let mut chunk = vec![0u8; cap];
-    let n = match Compressor::new(params).vlcompress(&blocks, &mut chunk) {
+    let n = match crate::with_compressor(params, |c| c.vlcompress(&blocks, &mut chunk)) {
         Ok(0) => {
             assert!(
                 squeeze,

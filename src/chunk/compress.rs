@@ -168,6 +168,13 @@ impl Compressor {
         }
     }
 
+    /// Compress with `params` from now on, keeping this context's threads
+    /// and scratch space (a context made anew for each set of parameters
+    /// would start its threads again).
+    pub fn set_params(&mut self, params: CParams) {
+        self.params = params;
+    }
+
     /// Change the thread count used by later calls.
     pub fn set_nthreads(&mut self, nthreads: i16) -> Result<()> {
         if nthreads <= 0 {
