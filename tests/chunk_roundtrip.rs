@@ -320,3 +320,63 @@ fn instrumented_chunks_hold_records() {
         assert!(cratio > 0.0 && cratio.is_finite(), "cratio {cratio}");
     }
 }
+
+/// Chunks stored whole (memcpyed) or as one value are filled in pieces on
+/// the context's threads when large: every thread count gives the same
+/// bytes, for item sizes that do not divide the pieces evenly too.
+#[test]
+fn large_direct_chunks_fill_alike_on_any_thread_count() {
+    let n = 3 * (1 << 20) + 7 * 24;
+    for typesize in [1usize, 3, 8, 24] {
+        let src = data(n, typesize, typesize as u64);
+        let cp = CParams {
+            typesize: typesize as i32,
+            clevel: 0,
+            ..CParams::default()
+        };
+        let mut chunk = vec![0u8; n + 64];
+        let cs = Compressor::new(cp.clone())
+            .compress(&src, &mut chunk)
+            .unwrap();
+        chunk.truncate(cs);
+        assert!(ChunkHeader::read(&chunk).unwrap().is_memcpyed());
+        let value: Vec<u8> = (0..typesize as u8)
+            .map(|b| b.wrapping_mul(37) ^ 0x5a)
+            .collect();
+        let mut specials = Vec::new();
+        for (kind, v) in [
+            (Special::Nan, None),
+            (Special::Value, Some(&value[..])),
+            (Special::Zero, None),
+        ] {
+            if kind == Special::Nan && typesize != 8 {
+                continue;
+            }
+            let mut out = vec![0u8; 64 + typesize];
+            let k = make_special(&cp, kind, n as i32, v, &mut out).unwrap();
+            out.truncate(k);
+            specials.push(out);
+        }
+        for c in std::iter::once(&chunk).chain(specials.iter()) {
+            let mut outs = Vec::new();
+            for nthreads in [1i16, 2, 3] {
+                let mut d = Decompressor::new(DParams {
+                    nthreads,
+                    ..DParams::default()
+                });
+                let mut out = vec![0xeeu8; n];
+                assert_eq!(d.decompress(c, &mut out).unwrap(), n);
+                outs.push(out);
+            }
+            assert!(
+                outs[1] == outs[0] && outs[2] == outs[0],
+                "typesize {typesize}"
+            );
+        }
+        let mut one = vec![0u8; n];
+        Decompressor::new(DParams::default())
+            .decompress(&chunk, &mut one)
+            .unwrap();
+        assert!(one == src);
+    }
+}

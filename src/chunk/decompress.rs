@@ -440,8 +440,7 @@ impl Decompressor {
             nchunk: self.nchunk,
         });
         if (view.special != Special::None || view.memcpyed) && mask.is_none() && post.is_none() {
-            view.fill_direct(0, dest)?;
-            return Ok(nbytes);
+            return self.fill_parallel(&view, dest).map(|_| nbytes);
         }
         let ctx_cparams = CParams {
             typesize: view.typesize as i32,
@@ -506,6 +505,37 @@ impl Decompressor {
             })?;
         }
         Ok(nbytes)
+    }
+
+    /// Fill `dest` with a chunk stored whole (memcpyed) or made of one
+    /// value, in pieces spread over the context's threads when it is large
+    /// enough for that to pay (as the reference copies such chunks block by
+    /// block on its threads).
+    fn fill_parallel(&mut self, view: &ChunkView, dest: &mut [u8]) -> Result<()> {
+        /// Below this much per thread, waking threads costs more than the copy.
+        const MIN_PIECE: usize = 256 << 10;
+        let nthreads = (self.params.nthreads.max(1) as usize).min(dest.len() / MIN_PIECE);
+        if nthreads <= 1 || view.special == Special::Uninit {
+            return view.fill_direct(0, dest);
+        }
+        // pieces start on item boundaries (value and NaN fills need them)
+        let unit = view.typesize.max(1) * 64;
+        let piece = dest.len().div_ceil(nthreads * 2).div_ceil(unit) * unit;
+        if self.scratch.len() < nthreads {
+            let from = self.scratch.len();
+            self.scratch.resize_with(nthreads, DScratch::default);
+            for (tid, sc) in self.scratch.iter_mut().enumerate().skip(from) {
+                sc.tid = tid;
+            }
+        }
+        let pool = Pool::ensure(&mut self.pool, nthreads)?;
+        let outs: Vec<std::sync::Mutex<&mut [u8]>> =
+            dest.chunks_mut(piece).map(std::sync::Mutex::new).collect();
+        pool.run(outs.len(), &mut self.scratch[..nthreads], |i, _| {
+            let mut out = outs[i].lock().unwrap_or_else(|p| p.into_inner());
+            view.fill_direct(i * piece, &mut out)
+        })?;
+        Ok(())
     }
 
     /// Decode `nitems` items of the chunk's stored typesize from item `start`
