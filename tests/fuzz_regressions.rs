@@ -85,3 +85,16 @@ fn seed_corpus_mutations_do_not_panic() {
     }
     assert!(seen > 0, "no seeds under {}", dir.display());
 }
+
+/// Found by `b2nd_open` (with overflow checks): a 219-byte frame whose b2nd
+/// metalayer cuts a huge shape into many small chunks, so the chunk count
+/// times the items per chunk overflows i64; slicing it computed item
+/// `nchunk * extchunknitems` and overflowed. The geometry is refused.
+#[test]
+fn b2nd_chunk_items_overflow() {
+    let data = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/b2nd-nchunks-overflow.b2frame"),
+    )
+    .unwrap();
+    assert!(blosc2::b2nd::Array::from_cframe(&data, true).is_err());
+}

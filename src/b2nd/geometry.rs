@@ -162,6 +162,15 @@ impl Geometry {
                     .wrapping_mul(g.extshape[n].wrapping_mul(g.chunkshape[n] as i64));
             }
         }
+        // the super-chunk holds the chunks' items, padding included, one
+        // after the other: item `nchunk * extchunknitems + i` must be
+        // addressable (found by fuzzing: a shape of many small chunks
+        // overflowed that product while slicing)
+        let mut nchunks = 1i64;
+        for c in g.chunks_in_array() {
+            nchunks = mul64(nchunks, c)?;
+        }
+        mul64(nchunks, g.extchunknitems)?;
         Ok(g)
     }
 
