@@ -114,6 +114,12 @@ pub trait ChunkContexts: Send + Sync {
         nchunk: i64,
         f: &mut dyn FnMut(&mut Decompressor) -> Result<usize>,
     ) -> Option<Result<usize>>;
+    /// How many chunks may be decompressed at once for one call that spans
+    /// several (the owner's decompression threads; 1 when its hooks must
+    /// see chunks one at a time, as a postfilter told `nchunk` does).
+    fn chunk_threads(&self) -> usize {
+        1
+    }
 }
 
 pub struct SuperChunk {
@@ -139,6 +145,9 @@ pub struct SuperChunk {
     pub owner: usize,
     /// Reused buffer for partially read chunks (see `load_range`).
     scratch: Mutex<Vec<u8>>,
+    /// Threads that decompress whole chunks side by side in calls spanning
+    /// many small chunks (see `get_slice`).
+    chunk_pool: Mutex<Option<crate::pool::Pool>>,
     pub metalayers: Vec<Metalayer>,
     pub vlmetalayers: Vec<Metalayer>,
     /// Set by a special fill until the next chunk operation (see
@@ -226,6 +235,7 @@ impl SuperChunk {
             contexts: None,
             owner: 0,
             scratch: Mutex::new(Vec::new()),
+            chunk_pool: Mutex::new(None),
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
             repeat_index: false,
@@ -1653,6 +1663,10 @@ impl SuperChunk {
         let map = self.chunk_map();
         let mut pos = bstart;
         let mut tmp = Vec::new();
+        // whole chunks are decompressed below, side by side when they are
+        // too small to keep the threads busy one at a time
+        let mut whole: Vec<(i64, &mut [u8])> = Vec::new();
+        let mut rest = &mut *dest;
         while pos < bstop {
             let (n, in_chunk) = self.locate(&map, pos)?;
             let e_nb = self
@@ -1664,13 +1678,11 @@ impl SuperChunk {
             if take <= 0 {
                 return Err(Error::Data);
             }
-            let out = &mut dest[(pos - bstart) as usize..(pos - bstart + take) as usize];
+            // the pieces follow each other from the start of `dest`
+            let (out, tail) = std::mem::take(&mut rest).split_at_mut(take as usize);
+            rest = tail;
             if in_chunk == 0 && take == e_nb {
-                // a chunk shorter than the frame says would leave bytes of
-                // the slice unwritten
-                if self.decompress_chunk(n, out)? != out.len() {
-                    return Err(Error::Data);
-                }
+                whole.push((n, out));
             } else {
                 // a plugin reading this super-chunk from inside the decode
                 // finds the shared buffer taken and uses its own
@@ -1696,6 +1708,51 @@ impl SuperChunk {
             }
             pos += take;
         }
+        self.decompress_whole(whole)
+    }
+
+    /// Decompress each chunk `n` into its `out` (exactly its size), several
+    /// at once when the decompression threads would otherwise idle: chunks
+    /// of at most a few blocks each leave all but one thread without work.
+    fn decompress_whole(&self, whole: Vec<(i64, &mut [u8])>) -> Result<()> {
+        /// Chunks up to this size are split into too few blocks to occupy
+        /// the threads (the reference picks blocks of 32 to 256 KiB).
+        const SMALL: usize = 128 << 10;
+        let threads = match &self.contexts {
+            Some(c) => c.chunk_threads(),
+            None => match self.decomp.try_lock() {
+                Ok(d) if d.postfilter.is_none() => d.params().nthreads.max(1) as usize,
+                _ => 1,
+            },
+        }
+        .min(whole.len());
+        let small = whole.iter().all(|(_, o)| o.len() <= SMALL);
+        let mut pool = if threads > 1 && small {
+            self.chunk_pool.try_lock().ok()
+        } else {
+            None
+        };
+        let Some(slot) = pool.as_deref_mut() else {
+            for (n, out) in whole {
+                // a chunk shorter than the frame says would leave bytes of
+                // the slice unwritten
+                if self.decompress_chunk(n, out)? != out.len() {
+                    return Err(Error::Data);
+                }
+            }
+            return Ok(());
+        };
+        let p = crate::pool::Pool::ensure(slot, threads)?;
+        let jobs: Vec<Mutex<(i64, &mut [u8])>> = whole.into_iter().map(Mutex::new).collect();
+        let mut slots = vec![(); threads];
+        p.run(jobs.len(), &mut slots, |j, _| {
+            let mut job = jobs[j].lock().unwrap_or_else(|e| e.into_inner());
+            let (n, out) = &mut *job;
+            if self.decompress_chunk(*n, out)? != out.len() {
+                return Err(Error::Data);
+            }
+            Ok(())
+        })?;
         Ok(())
     }
 

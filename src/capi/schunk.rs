@@ -405,6 +405,19 @@ impl ChunkContexts for HandleContexts {
             Kind::Compress(_) => Err(Error::InvalidParam),
         }))
     }
+
+    fn chunk_threads(&self) -> usize {
+        let sc = self.0 as *mut blosc2_schunk;
+        // SAFETY: as in `context`; only the pointer is read here.
+        let cx = unsafe { ptr::addr_of!((*sc).dctx).read() };
+        // SAFETY: a context stays alive while it is the super-chunk's.
+        match unsafe { cx.cast::<Context>().as_ref() } {
+            // a postfilter is told the chunk it works on through the
+            // super-chunk (`current_nchunk`): one chunk at a time then
+            Some(c) if c.dparams.postfilter.is_none() => c.dparams.nthreads.max(1) as usize,
+            _ => 1,
+        }
+    }
 }
 
 /// Record which chunk the super-chunk works on, as upstream does before

@@ -1373,3 +1373,58 @@ fn appends_to_a_file_keep_it_compact() {
     assert_eq!(out, buf);
     let _ = std::fs::remove_file(&f);
 }
+
+/// A slice over many small chunks is decompressed chunk by chunk on the
+/// context's threads: the bytes are those of one thread, partial first and
+/// last chunks included, on every storage.
+#[test]
+fn slices_of_small_chunks_read_alike_on_any_thread_count() {
+    let data: Vec<u8> = (0..200 * 4096u32)
+        .flat_map(|i| (i / 3 + (i % 11) * 1000).to_le_bytes())
+        .collect();
+    let dir = tmp("small-slices");
+    for (k, contiguous, urlpath) in [
+        (0, false, None),
+        (1, true, None),
+        (2, true, Some(dir.with_extension("b2frame"))),
+        (3, false, Some(dir.with_extension("b2sframe"))),
+    ] {
+        let mut outs = Vec::new();
+        for nthreads in [1i16, 2, 3] {
+            if let Some(p) = &urlpath {
+                let _ = std::fs::remove_file(p);
+                let _ = std::fs::remove_dir_all(p);
+            }
+            let mut sc = SuperChunk::new(Storage {
+                contiguous,
+                urlpath: urlpath.clone(),
+                cparams: CParams {
+                    typesize: 4,
+                    ..CParams::default()
+                },
+                dparams: DParams {
+                    nthreads,
+                    ..DParams::default()
+                },
+                ..Storage::default()
+            })
+            .unwrap();
+            for c in data.chunks(16384) {
+                sc.append_buffer(c).unwrap();
+            }
+            let (a, b) = (1001i64, 200 * 4096 - 77);
+            let mut out = vec![0u8; (b - a) as usize * 4];
+            sc.get_slice(a, b, &mut out).unwrap();
+            assert!(
+                out[..] == data[a as usize * 4..b as usize * 4],
+                "storage {k}"
+            );
+            outs.push(out);
+        }
+        assert!(outs.iter().all(|o| *o == outs[0]));
+    }
+    for ext in ["b2frame", "b2sframe"] {
+        let _ = std::fs::remove_file(dir.with_extension(ext));
+        let _ = std::fs::remove_dir_all(dir.with_extension(ext));
+    }
+}
