@@ -114,10 +114,11 @@ pub trait ChunkContexts: Send + Sync {
         nchunk: i64,
         f: &mut dyn FnMut(&mut Decompressor) -> Result<usize>,
     ) -> Option<Result<usize>>;
-    /// How many chunks may be decompressed at once for one call that spans
-    /// several (the owner's decompression threads; 1 when its hooks must
-    /// see chunks one at a time, as a postfilter told `nchunk` does).
-    fn chunk_threads(&self) -> usize {
+    /// How many chunks may be compressed (`compress`) or decompressed at
+    /// once for one call that spans several: the owner's threads, or 1 when
+    /// its hooks must see chunks one at a time (a prefilter or postfilter
+    /// is told the chunk through the super-chunk).
+    fn chunk_threads(&self, _compress: bool) -> usize {
         1
     }
 }
@@ -203,6 +204,11 @@ enum ChunkMap {
     /// Start of every chunk, plus the total at the end.
     Variable(Vec<i64>),
 }
+
+/// Chunks up to this size are cut into too few blocks to keep a context's
+/// threads busy (the reference picks blocks of 32 to 256 KiB): calls that
+/// span many of them work on several chunks at once instead.
+const SMALL_CHUNK: usize = 128 << 10;
 
 /// `blosc2_flags2` bit of chunks made of variable-length blocks.
 const VL_BLOCKS_FLAG: u8 = crate::chunk::header::blosc2_flags2::VL_BLOCKS;
@@ -1711,22 +1717,31 @@ impl SuperChunk {
         self.decompress_whole(whole)
     }
 
+    /// How many chunks one call may compress or decompress side by side
+    /// (see [`ChunkContexts::chunk_threads`]).
+    fn chunk_threads(&self, compress: bool) -> usize {
+        if let Some(c) = &self.contexts {
+            return c.chunk_threads(compress);
+        }
+        if compress {
+            match self.comp.try_lock() {
+                Ok(c) if c.prefilter.is_none() => c.params().nthreads.max(1) as usize,
+                _ => 1,
+            }
+        } else {
+            match self.decomp.try_lock() {
+                Ok(d) if d.postfilter.is_none() => d.params().nthreads.max(1) as usize,
+                _ => 1,
+            }
+        }
+    }
+
     /// Decompress each chunk `n` into its `out` (exactly its size), several
     /// at once when the decompression threads would otherwise idle: chunks
     /// of at most a few blocks each leave all but one thread without work.
     fn decompress_whole(&self, whole: Vec<(i64, &mut [u8])>) -> Result<()> {
-        /// Chunks up to this size are split into too few blocks to occupy
-        /// the threads (the reference picks blocks of 32 to 256 KiB).
-        const SMALL: usize = 128 << 10;
-        let threads = match &self.contexts {
-            Some(c) => c.chunk_threads(),
-            None => match self.decomp.try_lock() {
-                Ok(d) if d.postfilter.is_none() => d.params().nthreads.max(1) as usize,
-                _ => 1,
-            },
-        }
-        .min(whole.len());
-        let small = whole.iter().all(|(_, o)| o.len() <= SMALL);
+        let threads = self.chunk_threads(false).min(whole.len());
+        let small = whole.iter().all(|(_, o)| o.len() <= SMALL_CHUNK);
         let mut pool = if threads > 1 && small {
             self.chunk_pool.try_lock().ok()
         } else {
@@ -1774,8 +1789,8 @@ impl SuperChunk {
         let (bstart, bstop) = self.slice_geometry(start, stop, src.len())?;
         let map = self.chunk_map();
         let mut pos = bstart;
-        let mut tmp = Vec::new();
-        let mut updates = Vec::new();
+        // (chunk, its size, where the part goes in it, the part)
+        let mut parts: Vec<(i64, i64, i64, &[u8])> = Vec::new();
         while pos < bstop {
             let (n, in_chunk) = self.locate(&map, pos)?;
             let e_nb = self
@@ -1788,15 +1803,37 @@ impl SuperChunk {
                 return Err(Error::Data);
             }
             let part = &src[(pos - bstart) as usize..(pos - bstart + take) as usize];
-            tmp.resize(e_nb as usize, 0);
-            if !(in_chunk == 0 && take == e_nb) {
-                self.decompress_chunk(n, &mut tmp)?;
-            }
-            tmp[in_chunk as usize..(in_chunk + take) as usize].copy_from_slice(part);
-            updates.push((n, self.compress_chunk(n, &tmp)?));
+            parts.push((n, e_nb, in_chunk, part));
             pos += take;
         }
-        Ok(updates)
+        let make = |tmp: &mut Vec<u8>, &(n, e_nb, in_chunk, part): &(i64, i64, i64, &[u8])| {
+            if in_chunk == 0 && part.len() as i64 == e_nb {
+                return Ok((n, self.compress_chunk(n, part)?));
+            }
+            tmp.resize(e_nb as usize, 0);
+            self.decompress_chunk(n, tmp)?;
+            tmp[in_chunk as usize..in_chunk as usize + part.len()].copy_from_slice(part);
+            Ok((n, self.compress_chunk(n, tmp)?))
+        };
+        // small chunks are made side by side on the compression threads
+        let threads = self.chunk_threads(true).min(parts.len());
+        let small = parts.iter().all(|p| p.1 as usize <= SMALL_CHUNK);
+        let mut pool = if threads > 1 && small {
+            self.chunk_pool.try_lock().ok()
+        } else {
+            None
+        };
+        match pool.as_deref_mut() {
+            Some(slot) => {
+                let p = crate::pool::Pool::ensure(slot, threads)?;
+                let mut tmps = vec![Vec::new(); threads];
+                p.run(parts.len(), &mut tmps, |j, tmp| make(tmp, &parts[j]))
+            }
+            None => {
+                let mut tmp = Vec::new();
+                parts.iter().map(|p| make(&mut tmp, p)).collect()
+            }
+        }
     }
 
     /// Items at the given item indices, one after the other into `dest`.

@@ -406,16 +406,28 @@ impl ChunkContexts for HandleContexts {
         }))
     }
 
-    fn chunk_threads(&self) -> usize {
+    fn chunk_threads(&self, compress: bool) -> usize {
         let sc = self.0 as *mut blosc2_schunk;
         // SAFETY: as in `context`; only the pointer is read here.
-        let cx = unsafe { ptr::addr_of!((*sc).dctx).read() };
+        let cx = unsafe {
+            if compress {
+                ptr::addr_of!((*sc).cctx).read()
+            } else {
+                ptr::addr_of!((*sc).dctx).read()
+            }
+        };
         // SAFETY: a context stays alive while it is the super-chunk's.
-        match unsafe { cx.cast::<Context>().as_ref() } {
-            // a postfilter is told the chunk it works on through the
-            // super-chunk (`current_nchunk`): one chunk at a time then
-            Some(c) if c.dparams.postfilter.is_none() => c.dparams.nthreads.max(1) as usize,
-            _ => 1,
+        let Some(c) = (unsafe { cx.cast::<Context>().as_ref() }) else {
+            return 1;
+        };
+        // a prefilter or postfilter is told the chunk it works on through
+        // the super-chunk (`current_nchunk`): one chunk at a time then
+        if compress && c.cparams.prefilter.is_none() {
+            c.cparams.nthreads.max(1) as usize
+        } else if !compress && c.dparams.postfilter.is_none() {
+            c.dparams.nthreads.max(1) as usize
+        } else {
+            1
         }
     }
 }
