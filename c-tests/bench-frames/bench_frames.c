@@ -10,6 +10,11 @@
  *   open    blosc2_schunk_open of that frame
  *   slices  random small blosc2_schunk_get_slice_buffer reads
  *   readall every chunk with blosc2_schunk_decompress_chunk, in order
+ *   smallwrite, smallread  a second frame of the same kind holding 1000
+ *           chunks of 32 KiB (how HDF5 and Zarr users cut data), rewritten
+ *           whole with one blosc2_schunk_set_slice_buffer, then read whole
+ *           with one blosc2_schunk_get_slice_buffer (chunks that small
+ *           leave a context's block threads idle)
  * One line per phase: `phase NAME seconds S MBps M` (MB = 1e6 bytes of
  * uncompressed data; for slices also `per_s` slices per second), then a
  * `result` line with the compressed size. Values read are checked against
@@ -138,6 +143,50 @@ int main(int argc, char **argv) {
       if (buf[i] != value(c * chunk_items + i)) bad++;
   }
   printf("phase readall seconds %.4f MBps %.1f\n", t_read, mb / t_read);
+  /* many small chunks, written and read through one call each */
+  {
+    const int64_t sitems = 32768 / 8, snchunks = 1000, sall = sitems * snchunks;
+    char spath[4096];
+    snprintf(spath, sizeof spath, "%s-small", path);
+    blosc2_remove_urlpath(spath);
+    blosc2_storage sst = st;
+    sst.urlpath = spath;
+    blosc2_schunk *ss = blosc2_schunk_new(&sst);
+    double *all = malloc(sall * 8);
+    if (ss == NULL || all == NULL) {
+      fprintf(stderr, "cannot create %s\n", spath);
+      return 1;
+    }
+    for (int64_t c = 0; c < snchunks; c++) {
+      for (int64_t i = 0; i < sitems; i++) all[i] = value(c * sitems + i);
+      if (blosc2_schunk_append_buffer(ss, all, (int32_t)(sitems * 8)) != c + 1) {
+        fprintf(stderr, "small append failed\n");
+        return 1;
+      }
+    }
+    for (int64_t i = 0; i < sall; i++) all[i] = value(i + 7);
+    t0 = now();
+    if (blosc2_schunk_set_slice_buffer(ss, 0, sall, all) != 0) {
+      fprintf(stderr, "small set_slice failed\n");
+      return 1;
+    }
+    double t_sw = now() - t0;
+    memset(all, 0, sall * 8);
+    t0 = now();
+    if (blosc2_schunk_get_slice_buffer(ss, 0, sall, all) != 0) {
+      fprintf(stderr, "small get_slice failed\n");
+      return 1;
+    }
+    double t_sr = now() - t0;
+    for (int64_t i = 0; i < sall; i += 257)
+      if (all[i] != value(i + 7)) bad++;
+    double smb = (double)sall * 8 / 1e6;
+    printf("phase smallwrite seconds %.4f MBps %.1f\n", t_sw, smb / t_sw);
+    printf("phase smallread seconds %.4f MBps %.1f\n", t_sr, smb / t_sr);
+    blosc2_schunk_free(ss);
+    blosc2_remove_urlpath(spath);
+    free(all);
+  }
   printf("result cbytes %lld ratio %.2f bad %d\n", (long long)cbytes,
          (double)total_items * 8 / (double)cbytes, bad);
   blosc2_schunk_free(sc);
