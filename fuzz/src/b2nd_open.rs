@@ -130,7 +130,18 @@ pub fn b2nd_open(data: &[u8]) {
         {
             continue;
         }
-        if let (Some(f), true) = (&full, nd > 0 && ts > 0) {
+        // chunks of uninitialized items hold whatever the buffer did (as
+        // upstream's): two reads of them need not agree
+        let uninit = a.slice_chunks(&start, &stop).map_or(true, |ns| {
+            ns.iter().any(|&n| {
+                a.schunk()
+                    .chunk(n)
+                    .ok()
+                    .and_then(|c| c.get(31).copied())
+                    .is_none_or(|f| (f >> 4) & 7 == 4)
+            })
+        });
+        if let (Some(f), true) = (&full, nd > 0 && ts > 0 && !uninit) {
             check_box(f, &shape, ts as usize, &start, &stop, &buf, &bufshape);
         }
     }

@@ -51,7 +51,10 @@ fn h_index_claim(data: &[u8]) -> i64 {
         return 0;
     };
     let at = (h.header_len as i64).saturating_add(h.cbytes.max(0));
-    let Some(ih) = usize::try_from(at).ok().and_then(|a| data.get(a..a.checked_add(16)?)) else {
+    let Some(ih) = usize::try_from(at)
+        .ok()
+        .and_then(|a| data.get(a..a.checked_add(16)?))
+    else {
         return 0;
     };
     i64::from(i32::from_le_bytes([ih[4], ih[5], ih[6], ih[7]])) / 8
