@@ -98,3 +98,53 @@ fn b2nd_chunk_items_overflow() {
     .unwrap();
     assert!(blosc2::b2nd::Array::from_cframe(&data, true).is_err());
 }
+
+/// Found by `decompress_chunk` once contexts were kept between inputs: a
+/// two-block chunk split into 8 streams (typesize 8) with blocks of 2686
+/// bytes, which no stream covers to the end: its last 6 bytes came from
+/// whatever the context's scratch held before, so contexts that had decoded
+/// other chunks disagreed. Such a chunk is refused; the answer must not
+/// depend on earlier calls.
+#[test]
+fn decoding_does_not_depend_on_earlier_calls() {
+    let chunk = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/bitshuffle-tail-stale.chunk"),
+    )
+    .unwrap();
+    let fresh = |nthreads: i16| {
+        let mut d = Decompressor::new(DParams {
+            nthreads,
+            ..DParams::default()
+        });
+        let mut out = vec![0u8; 4665];
+        d.decompress(&chunk, &mut out).map(|n| out[..n].to_vec())
+    };
+    let want = fresh(1);
+    assert!(want.is_err(), "blocks the streams do not cover are refused");
+    for nthreads in [1i16, 2] {
+        assert_eq!(fresh(nthreads), want, "fresh, {nthreads} threads");
+        // a context whose scratch holds other data
+        let mut d = Decompressor::new(DParams {
+            nthreads,
+            ..DParams::default()
+        });
+        let noise: Vec<u8> = (0..64 * 1024u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        for ts in [1, 8] {
+            let mut c = vec![0u8; noise.len() + 64];
+            let mut comp = blosc2::chunk::Compressor::new(blosc2::chunk::CParams {
+                typesize: ts,
+                blocksize: 4096,
+                nthreads,
+                ..blosc2::chunk::CParams::default()
+            });
+            let n = comp.compress(&noise, &mut c).unwrap();
+            let mut back = vec![0u8; noise.len()];
+            d.decompress(&c[..n], &mut back).unwrap();
+        }
+        let mut out = vec![0u8; 4665];
+        let got = d.decompress(&chunk, &mut out).map(|n| out[..n].to_vec());
+        assert_eq!(got, want, "after other chunks, {nthreads} threads");
+    }
+}

@@ -141,7 +141,16 @@ pub fn decompress_chunk(data: &[u8]) {
             dest.truncate(n);
             match &full {
                 None => full = Some(dest),
-                Some(prev) => assert_eq!(prev, &dest, "1 and 2 threads disagree"),
+                Some(prev) => {
+                    if prev != &dest {
+                        let at = prev.iter().zip(&dest).position(|(a, b)| a != b);
+                        panic!(
+                            "1 and 2 threads disagree: lengths {} and {}, first difference at {at:?}",
+                            prev.len(),
+                            dest.len()
+                        );
+                    }
+                }
             }
         } else {
             assert!(

@@ -247,6 +247,14 @@ impl<'a> ChunkView<'a> {
         if neblock == 0 {
             return Err(Error::WriteBuffer);
         }
+        // split streams cover the whole block only when it holds whole
+        // items, as every block a compressor splits does (the reference
+        // rounds block sizes to the typesize): the bytes past the last
+        // stream would come from no stream (the reference leaves them as its
+        // scratch memory held, found by fuzzing ours)
+        if neblock * nstreams != bsize {
+            return Err(Error::Data);
+        }
         let spec = self.spec();
         let filtered = spec.has_backward() && !self.is_instrumented();
         scratch.ensure(bsize);
