@@ -5,6 +5,8 @@
 #   cargo-test    cargo test
 #   cargo-fmt     cargo fmt --check
 #   cargo-clippy  cargo clippy --all-targets -- -D warnings
+#   fuzz-smoke    every fuzz target for 10 s on its committed corpus through
+#                 the stable runner (fuzz/smoke.sh; no cargo-fuzz needed)
 #   install       make install PREFIX=build/test-prefix (release build + files)
 #   c-tests       c-tests/run.sh on that prefix (C programs, pkg-config, CMake,
 #                 reference roundtrips, drop-in, API coverage)
@@ -25,7 +27,7 @@ CARGO=${CARGO:-cargo}
 MAKE=${MAKE:-make}
 INTEROP_STRICT=${INTEROP_STRICT:-1}
 SHARED_DIR=${SHARED_DIR:-../shared}
-TEST_PARTS=${TEST_PARTS:-cargo-test cargo-fmt cargo-clippy install c-tests interop conformance}
+TEST_PARTS=${TEST_PARTS:-cargo-test cargo-fmt cargo-clippy fuzz-smoke install c-tests interop conformance}
 build=$root/build
 logs=$build/logs
 prefix=$build/test-prefix
@@ -73,6 +75,7 @@ simple_part() {
 simple_part cargo-test "$CARGO" test
 simple_part cargo-fmt "$CARGO" fmt --check
 simple_part cargo-clippy "$CARGO" clippy --all-targets -- -D warnings
+simple_part fuzz-smoke env FUZZ_NO_LIBFUZZER=1 sh fuzz/smoke.sh "${FUZZ_SMOKE_SECONDS:-10}"
 
 installed=0
 if wanted install || wanted c-tests || wanted interop || wanted conformance; then
