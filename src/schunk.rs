@@ -1740,35 +1740,49 @@ impl SuperChunk {
     /// at once when the decompression threads would otherwise idle: chunks
     /// of at most a few blocks each leave all but one thread without work.
     fn decompress_whole(&self, whole: Vec<(i64, &mut [u8])>) -> Result<()> {
-        let threads = self.chunk_threads(false).min(whole.len());
         let small = whole.iter().all(|(_, o)| o.len() <= SMALL_CHUNK);
+        let jobs: Vec<Mutex<(i64, &mut [u8])>> = whole.into_iter().map(Mutex::new).collect();
+        self.run_chunks(false, small, jobs.len(), |j, _: &mut ()| {
+            let mut job = jobs[j].lock().unwrap_or_else(|e| e.into_inner());
+            let (n, out) = &mut *job;
+            // a chunk shorter than the frame says would leave bytes of the
+            // slice unwritten
+            if self.decompress_chunk(*n, out)? != out.len() {
+                return Err(Error::Data);
+            }
+            Ok(())
+        })
+        .map(|_| ())
+    }
+
+    /// Run `f(j, scratch)` for every `j` in `0..n`, one job per chunk: on
+    /// the chunk threads when the chunks are `small` and the hooks allow it
+    /// (see [`Self::chunk_threads`]), else one after the other on the
+    /// calling thread. Results come back in job order.
+    fn run_chunks<S: Default + Send, T: Send>(
+        &self,
+        compress: bool,
+        small: bool,
+        n: usize,
+        f: impl Fn(usize, &mut S) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        let threads = self.chunk_threads(compress).min(n);
         let mut pool = if threads > 1 && small {
             self.chunk_pool.try_lock().ok()
         } else {
             None
         };
-        let Some(slot) = pool.as_deref_mut() else {
-            for (n, out) in whole {
-                // a chunk shorter than the frame says would leave bytes of
-                // the slice unwritten
-                if self.decompress_chunk(n, out)? != out.len() {
-                    return Err(Error::Data);
-                }
+        match pool.as_deref_mut() {
+            Some(slot) => {
+                let p = crate::pool::Pool::ensure(slot, threads)?;
+                let mut scratch: Vec<S> = (0..threads).map(|_| S::default()).collect();
+                p.run(n, &mut scratch, f)
             }
-            return Ok(());
-        };
-        let p = crate::pool::Pool::ensure(slot, threads)?;
-        let jobs: Vec<Mutex<(i64, &mut [u8])>> = whole.into_iter().map(Mutex::new).collect();
-        let mut slots = vec![(); threads];
-        p.run(jobs.len(), &mut slots, |j, _| {
-            let mut job = jobs[j].lock().unwrap_or_else(|e| e.into_inner());
-            let (n, out) = &mut *job;
-            if self.decompress_chunk(*n, out)? != out.len() {
-                return Err(Error::Data);
+            None => {
+                let mut scratch = S::default();
+                (0..n).map(|j| f(j, &mut scratch)).collect()
             }
-            Ok(())
-        })?;
-        Ok(())
+        }
     }
 
     /// Overwrite items `start..stop` with `src`, recompressing the chunks.
@@ -1816,24 +1830,10 @@ impl SuperChunk {
             Ok((n, self.compress_chunk(n, tmp)?))
         };
         // small chunks are made side by side on the compression threads
-        let threads = self.chunk_threads(true).min(parts.len());
         let small = parts.iter().all(|p| p.1 as usize <= SMALL_CHUNK);
-        let mut pool = if threads > 1 && small {
-            self.chunk_pool.try_lock().ok()
-        } else {
-            None
-        };
-        match pool.as_deref_mut() {
-            Some(slot) => {
-                let p = crate::pool::Pool::ensure(slot, threads)?;
-                let mut tmps = vec![Vec::new(); threads];
-                p.run(parts.len(), &mut tmps, |j, tmp| make(tmp, &parts[j]))
-            }
-            None => {
-                let mut tmp = Vec::new();
-                parts.iter().map(|p| make(&mut tmp, p)).collect()
-            }
-        }
+        self.run_chunks(true, small, parts.len(), |j, tmp: &mut Vec<u8>| {
+            make(tmp, &parts[j])
+        })
     }
 
     /// Items at the given item indices, one after the other into `dest`.
