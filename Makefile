@@ -31,7 +31,7 @@ SRC_A ?= $(TARGET_DIR)/release/libblosc2.a
 SRC_INCLUDE ?= include
 
 # System libraries a Rust staticlib needs when linked into a C program, from
-# `cargo rustc --release --lib --crate-type staticlib -- --print native-static-libs`
+# `cargo rustc -p libblosc2-rs-cdylib --release --lib --crate-type staticlib -- --print native-static-libs`
 # on x86_64 Linux.  Used for blosc2.pc's Libs.private and the CMake static target.
 LIBS_PRIVATE ?= -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 # Same list for CMake (Threads::Threads stands for -lpthread; libc is implicit).
@@ -101,9 +101,9 @@ test:
 
 # Just the cargo part.
 test-cargo:
-	$(CARGO) test
+	$(CARGO) test --workspace
 	$(CARGO) fmt --check
-	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 # Install into build/prefix and run only the C tests against it.
 test-c: build
@@ -138,7 +138,7 @@ test-clients: build
 
 # Re-derive LIBS_PRIVATE (rebuilds the staticlib once with the flag).
 native-static-libs:
-	$(CARGO) rustc --release --lib --crate-type staticlib -- --print native-static-libs 2>&1 | \
+	$(CARGO) rustc -p libblosc2-rs-cdylib --release --lib --crate-type staticlib -- --print native-static-libs 2>&1 | \
 		sed -n 's/.*native-static-libs: //p'
 
 clean:

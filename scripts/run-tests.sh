@@ -72,9 +72,9 @@ simple_part() {
     fi
 }
 
-simple_part cargo-test "$CARGO" test
+simple_part cargo-test "$CARGO" test --workspace
 simple_part cargo-fmt "$CARGO" fmt --check
-simple_part cargo-clippy "$CARGO" clippy --all-targets -- -D warnings
+simple_part cargo-clippy "$CARGO" clippy --workspace --all-targets -- -D warnings
 simple_part fuzz-smoke env FUZZ_NO_LIBFUZZER=1 sh fuzz/smoke.sh "${FUZZ_SMOKE_SECONDS:-10}"
 
 installed=0

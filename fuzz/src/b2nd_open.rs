@@ -1,8 +1,8 @@
 //! `b2nd_open`: arbitrary bytes as a contiguous frame holding a b2nd array
 //! (`b2nd_from_cframe`), and as a bare `b2nd` metalayer.
 
-use blosc2::b2nd::meta;
-use blosc2::b2nd::Array;
+use blosc2_core::b2nd::meta;
+use blosc2_core::b2nd::Array;
 
 /// Largest array (items times typesize) read whole; bigger geometries are
 /// skipped before any read so one input cannot stall the fuzzer on a

@@ -6,8 +6,8 @@
 //! panic, no out-of-bounds access, and agreement between the different ways of
 //! reading the same chunk.
 
-use blosc2::chunk::header::{filter_id, MAX_FILTERS};
-use blosc2::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
+use blosc2_core::chunk::header::{filter_id, MAX_FILTERS};
+use blosc2_core::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 
 mod b2nd_open;
 mod schunk_ops;
@@ -37,7 +37,7 @@ pub const MAX_FRAME_CHUNKS: i64 = 1 << 20;
 /// Whether `data`, read as a contiguous frame, claims at most
 /// [`MAX_FRAME_CHUNKS`] chunks (or is no frame at all).
 pub fn frame_is_small(data: &[u8]) -> bool {
-    match blosc2::frame::header::FrameHeader::parse(data) {
+    match blosc2_core::frame::header::FrameHeader::parse(data) {
         Ok(h) if h.chunksize > 0 => h.nbytes / i64::from(h.chunksize) <= MAX_FRAME_CHUNKS,
         // variable-size chunks: the index's own size says how many
         Ok(_) => h_index_claim(data) <= MAX_FRAME_CHUNKS,
@@ -47,7 +47,7 @@ pub fn frame_is_small(data: &[u8]) -> bool {
 
 /// Chunks a variable-size frame's index claims (its chunk's nbytes / 8).
 fn h_index_claim(data: &[u8]) -> i64 {
-    let Ok(h) = blosc2::frame::header::FrameHeader::parse(data) else {
+    let Ok(h) = blosc2_core::frame::header::FrameHeader::parse(data) else {
         return 0;
     };
     let at = (h.header_len as i64).saturating_add(h.cbytes.max(0));
@@ -365,7 +365,7 @@ pub fn roundtrip(input: &[u8]) {
 /// ways), then read all it claims to hold: chunks, vlmetalayers, a slice,
 /// and serialize it again. Errors are fine; panics are not.
 pub fn open_frame(data: &[u8]) {
-    use blosc2::schunk::SuperChunk;
+    use blosc2_core::schunk::SuperChunk;
     if !frame_is_small(data) {
         return;
     }

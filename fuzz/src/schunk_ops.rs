@@ -14,11 +14,11 @@
 //! model too.
 
 use crate::Knobs;
-use blosc2::chunk::special::make_special;
-use blosc2::chunk::{CParams, ChunkHeader, Special};
-use blosc2::io::{Backend, Mode, Stream};
-use blosc2::schunk::{Storage, SuperChunk};
-use blosc2::{Error, Result};
+use blosc2_core::chunk::special::make_special;
+use blosc2_core::chunk::{CParams, ChunkHeader, Special};
+use blosc2_core::io::{Backend, Mode, Stream};
+use blosc2_core::schunk::{Storage, SuperChunk};
+use blosc2_core::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -39,7 +39,7 @@ struct FaultyStream {
 impl Backend for Faulty {
     fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn Stream>> {
         Ok(Box::new(FaultyStream {
-            inner: blosc2::io::stdio::Stdio.open(path, mode)?,
+            inner: blosc2_core::io::stdio::Stdio.open(path, mode)?,
             left: self.left.clone(),
         }))
     }
@@ -47,7 +47,7 @@ impl Backend for Faulty {
         true
     }
     fn replace(&self, from: &Path, to: &Path) -> Result<()> {
-        blosc2::io::stdio::Stdio.replace(from, to)
+        blosc2_core::io::stdio::Stdio.replace(from, to)
     }
 }
 
@@ -157,7 +157,7 @@ fn same(got: &Model, want: &Model, what: &str) {
 /// exactly its chunks.
 fn assert_packed(sc: &SuperChunk, path: &Path) {
     let bytes = std::fs::read(path).expect("the frame file");
-    let h = blosc2::frame::header::FrameHeader::parse(&bytes).expect("a frame header");
+    let h = blosc2_core::frame::header::FrameHeader::parse(&bytes).expect("a frame header");
     assert_eq!(bytes.len() as i64, h.frame_len, "file length");
     let offsets = sc.offsets().expect("offsets");
     let mut stored = 0i64;

@@ -2,9 +2,9 @@
 //! arbitrary bytes (first input byte even) or built from parameters and data
 //! the input picks (first byte odd).
 
-use blosc2::chunk::header::filter_id;
-use blosc2::chunk::vlblocks::{self, VlChunk};
-use blosc2::chunk::{ChunkHeader, DParams, Decompressor};
+use blosc2_core::chunk::header::filter_id;
+use blosc2_core::chunk::vlblocks::{self, VlChunk};
+use blosc2_core::chunk::{ChunkHeader, DParams, Decompressor};
 
 /// Largest concatenation the decode checks allocate.
 const MAX_FLAT: usize = 4 << 20;

@@ -17,8 +17,8 @@ use std::panic;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use blosc2::chunk::header::filter_id;
-use blosc2::chunk::{CParams, Compressor, SplitMode};
+use blosc2_core::chunk::header::filter_id;
+use blosc2_core::chunk::{CParams, Compressor, SplitMode};
 
 struct Rng(u64);
 

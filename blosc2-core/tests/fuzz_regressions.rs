@@ -1,0 +1,150 @@
+//! Inputs found by (or derived from) the fuzz targets in `fuzz/`, replayed as
+//! ordinary tests: each call must return an error or the right data, never
+//! panic. See fuzz/README.md for running the fuzzers themselves.
+
+use std::path::Path;
+
+use blosc2_core::chunk::{DParams, Decompressor};
+
+/// Found by `decompress_chunk`: a 35-byte chunk (typesize 1, nbytes 3) read
+/// with `getitem` at a negative start. Zero items succeed at any start, as
+/// upstream checks `nitems == 0` first; one item must be refused.
+#[test]
+fn getitem_negative_start() {
+    let chunk: [u8; 35] = [
+        0x05, 0x01, 0x07, 0x01, 0x03, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x23, 0x00, 0x00,
+        0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x02, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10,
+        0x00, 0x00, 0x88, 0x88, 0x88,
+    ];
+    let mut d = Decompressor::new(DParams::default());
+    let mut dest = [0u8; 16];
+    assert_eq!(d.getitem(&chunk, -16, 0, &mut dest).ok(), Some(0));
+    assert!(d.getitem(&chunk, -16, 1, &mut dest).is_err());
+    assert!(d.getitem_bytes(&chunk, -16, 1, &mut dest).is_err());
+    let mut full = [0u8; 3];
+    if let Ok(n) = d.decompress(&chunk, &mut full) {
+        assert_eq!(n, 3);
+        let mut one = [0u8; 1];
+        assert_eq!(d.getitem(&chunk, 2, 1, &mut one).ok(), Some(1));
+        assert_eq!(one[0], full[2]);
+    }
+}
+
+/// Decompress `chunk` with 1 and 2 threads into a buffer of at most `cap`
+/// bytes; both must agree. Returns the data when it decoded.
+fn decode_both(chunk: &[u8], cap: usize) -> Option<Vec<u8>> {
+    let nbytes = if chunk.len() >= 8 {
+        i32::from_le_bytes([chunk[4], chunk[5], chunk[6], chunk[7]]).max(0) as usize
+    } else {
+        0
+    };
+    let mut results = Vec::new();
+    for nthreads in [1i16, 2] {
+        let mut d = Decompressor::new(DParams {
+            nthreads,
+            ..DParams::default()
+        });
+        let mut dest = vec![0u8; nbytes.min(cap)];
+        results.push(d.decompress(chunk, &mut dest).ok().map(|n| {
+            dest.truncate(n);
+            dest
+        }));
+    }
+    assert_eq!(results[0], results[1], "1 and 2 threads disagree");
+    results.pop().unwrap()
+}
+
+/// The seed corpus of `decompress_chunk` (chunks of C-Blosc2 3.3.5 and of our
+/// compressor), plus every truncation and every single-bit header flip of
+/// each: a cheap, deterministic slice of what the fuzzer tries.
+#[test]
+fn seed_corpus_mutations_do_not_panic() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/decompress_chunk");
+    let entries = std::fs::read_dir(&dir).expect("fuzz seed corpus");
+    let mut seen = 0;
+    for e in entries.flatten() {
+        let Ok(chunk) = std::fs::read(e.path()) else {
+            continue;
+        };
+        seen += 1;
+        let full = decode_both(&chunk, 1 << 20);
+        // VL-blocks chunks (version 6) are not decoded by the core yet.
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("ref-") && !name.contains("vlblocks") {
+            assert!(full.is_some(), "{} does not decode", e.path().display());
+        }
+        for len in (0..chunk.len()).step_by(7) {
+            decode_both(&chunk[..len], 1 << 20);
+        }
+        let mut m = chunk.clone();
+        for bit in 0..(m.len().min(32) * 8) {
+            m[bit / 8] ^= 1 << (bit % 8);
+            decode_both(&m, 1 << 16);
+            m[bit / 8] ^= 1 << (bit % 8);
+        }
+    }
+    assert!(seen > 0, "no seeds under {}", dir.display());
+}
+
+/// Found by `b2nd_open` (with overflow checks): a 219-byte frame whose b2nd
+/// metalayer cuts a huge shape into many small chunks, so the chunk count
+/// times the items per chunk overflows i64; slicing it computed item
+/// `nchunk * extchunknitems` and overflowed. The geometry is refused.
+#[test]
+fn b2nd_chunk_items_overflow() {
+    let data = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/b2nd-nchunks-overflow.b2frame"),
+    )
+    .unwrap();
+    assert!(blosc2_core::b2nd::Array::from_cframe(&data, true).is_err());
+}
+
+/// Found by `decompress_chunk` once contexts were kept between inputs: a
+/// two-block chunk split into 8 streams (typesize 8) with blocks of 2686
+/// bytes, which no stream covers to the end: its last 6 bytes came from
+/// whatever the context's scratch held before, so contexts that had decoded
+/// other chunks disagreed. Such a chunk is refused; the answer must not
+/// depend on earlier calls.
+#[test]
+fn decoding_does_not_depend_on_earlier_calls() {
+    let chunk = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/bitshuffle-tail-stale.chunk"),
+    )
+    .unwrap();
+    let fresh = |nthreads: i16| {
+        let mut d = Decompressor::new(DParams {
+            nthreads,
+            ..DParams::default()
+        });
+        let mut out = vec![0u8; 4665];
+        d.decompress(&chunk, &mut out).map(|n| out[..n].to_vec())
+    };
+    let want = fresh(1);
+    assert!(want.is_err(), "blocks the streams do not cover are refused");
+    for nthreads in [1i16, 2] {
+        assert_eq!(fresh(nthreads), want, "fresh, {nthreads} threads");
+        // a context whose scratch holds other data
+        let mut d = Decompressor::new(DParams {
+            nthreads,
+            ..DParams::default()
+        });
+        let noise: Vec<u8> = (0..64 * 1024u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        for ts in [1, 8] {
+            let mut c = vec![0u8; noise.len() + 64];
+            let mut comp = blosc2_core::chunk::Compressor::new(blosc2_core::chunk::CParams {
+                typesize: ts,
+                blocksize: 4096,
+                nthreads,
+                ..blosc2_core::chunk::CParams::default()
+            });
+            let n = comp.compress(&noise, &mut c).unwrap();
+            let mut back = vec![0u8; noise.len()];
+            d.decompress(&c[..n], &mut back).unwrap();
+        }
+        let mut out = vec![0u8; 4665];
+        let got = d.decompress(&chunk, &mut out).map(|n| out[..n].to_vec());
+        assert_eq!(got, want, "after other chunks, {nthreads} threads");
+    }
+}

@@ -1,0 +1,249 @@
+//! The global (non-contextual) API: `blosc1_*` and `blosc2_compress` /
+//! `blosc2_decompress` / `blosc2_getitem`. Each calling thread gets its own
+//! cached contexts, so concurrent callers never serialize on a global lock.
+
+use super::boundary::{err, ffi_int, rc};
+use super::context::{build_filters, decompress_with, getitem_with, io_slices, Kind};
+use super::env::env;
+use super::library::{
+    blosc2_set_nthreads, compname_to_code, cstr_arg, G_BLOCKSIZE, G_COMPRESSOR, G_DELTA,
+    G_NTHREADS, G_SPLITMODE,
+};
+use blosc2_core::chunk::params::{CParams, DParams, SplitMode};
+use blosc2_core::chunk::{Compressor, Decompressor};
+use blosc2_core::error::Error;
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int};
+use std::os::raw::c_void;
+use std::sync::atomic::Ordering;
+
+thread_local! {
+    static CCTX: RefCell<Option<Compressor>> = const { RefCell::new(None) };
+    static DCTX: RefCell<Option<Decompressor>> = const { RefCell::new(None) };
+}
+
+/// Apply the env overrides upstream applies on every global call; the ones
+/// that set global state do so, as upstream's do.
+fn apply_env_globals(e: &super::env::Env) {
+    if let Some(d) = e.delta {
+        G_DELTA.store(d, Ordering::Relaxed);
+    }
+    if let Some(name) = &e.compressor {
+        let code = compname_to_code(name);
+        if (0..6).contains(&code) {
+            G_COMPRESSOR.store(code as u8, Ordering::Relaxed);
+        }
+    }
+    if let Some(b) = e.blocksize {
+        G_BLOCKSIZE.store(b, Ordering::Relaxed);
+    }
+    if let Some(n) = e.nthreads {
+        G_NTHREADS.store(n, Ordering::Relaxed);
+    }
+    if let Some(s) = e.splitmode {
+        G_SPLITMODE.store(s as i32, Ordering::Relaxed);
+    }
+}
+
+/// Compress with the global settings.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: i32,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_compress", {
+        let e = env();
+        apply_env_globals(&e);
+        let clevel = e.clevel.map(i32::from).unwrap_or(clevel);
+        let doshuffle = e.shuffle.unwrap_or(doshuffle);
+        let typesize = e.typesize.unwrap_or(typesize);
+        if !(0..=9).contains(&clevel) {
+            return err(Error::CodecParam);
+        }
+        let mut filters = [0u8; 6];
+        build_filters(
+            doshuffle,
+            G_DELTA.load(Ordering::Relaxed),
+            typesize,
+            &mut filters,
+        );
+        let params = CParams {
+            compcode: G_COMPRESSOR.load(Ordering::Relaxed),
+            clevel: clevel as u8,
+            typesize,
+            nthreads: G_NTHREADS.load(Ordering::Relaxed),
+            blocksize: G_BLOCKSIZE.load(Ordering::Relaxed),
+            splitmode: SplitMode::from_i32(G_SPLITMODE.load(Ordering::Relaxed)),
+            filters,
+            ..CParams::default()
+        };
+        // SAFETY: the caller's sizes describe the buffers.
+        let (s, d) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
+            Ok(v) => v,
+            Err(e) => return err(e),
+        };
+        CCTX.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let comp = match slot.as_mut() {
+                Some(c) if c.params() == &params => c,
+                _ => slot.insert(Compressor::new(params)),
+            };
+            comp.blosc1_header = e.blosc1_compat;
+            rc(comp.compress(s, d))
+        })
+    })
+}
+
+/// Blosc1 spelling of `blosc2_compress`.
+///
+/// # Safety
+/// As `blosc2_compress`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_compress(
+    clevel: c_int,
+    doshuffle: c_int,
+    typesize: usize,
+    nbytes: usize,
+    src: *const c_void,
+    dest: *mut c_void,
+    destsize: usize,
+) -> c_int {
+    let ts = typesize.min(i32::MAX as usize) as i32;
+    if nbytes > i32::MAX as usize {
+        return err(Error::MaxBufsizeExceeded);
+    }
+    let ds = destsize.min(i32::MAX as usize) as i32;
+    // SAFETY: forwarded caller contract.
+    unsafe { blosc2_compress(clevel, doshuffle, ts, src, nbytes as i32, dest, ds) }
+}
+
+/// Decompress with the global settings.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_decompress", {
+        if let Some(n) = env().nthreads_raw {
+            if n <= 0 || n > i16::MAX as i64 {
+                return err(Error::InvalidParam);
+            }
+            blosc2_set_nthreads(n as i16);
+        }
+        let nthreads = G_NTHREADS.load(Ordering::Relaxed);
+        DCTX.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let d = slot.get_or_insert_with(|| Decompressor::new(DParams::default()));
+            if d.params().nthreads != nthreads && d.set_nthreads(nthreads).is_err() {
+                return err(Error::InvalidParam);
+            }
+            // SAFETY: forwarded caller contract.
+            unsafe { decompress_with(d, src, srcsize, dest, destsize) }
+        })
+    })
+}
+
+/// # Safety
+/// `src` is a chunk; `dest` has `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_decompress(
+    src: *const c_void,
+    dest: *mut c_void,
+    destsize: usize,
+) -> c_int {
+    let ds = destsize.min(i32::MAX as usize) as i32;
+    // SAFETY: forwarded; the chunk's own cbytes bounds the read.
+    unsafe { blosc2_decompress(src, i32::MAX, dest, ds) }
+}
+
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem(
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_getitem", {
+        let mut kind = Kind::Decompress(Box::new(Decompressor::new(DParams::default())));
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            getitem_with(
+                &mut kind, src, srcsize, start, nitems, dest, destsize, false,
+            )
+        }
+    })
+}
+
+/// # Safety
+/// `src` is a chunk; `dest` holds `nitems` items.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_getitem(
+    src: *const c_void,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+) -> c_int {
+    // SAFETY: forwarded; sizes are bounded by the chunk header and nitems.
+    unsafe { blosc2_getitem(src, i32::MAX, start, nitems, dest, i32::MAX) }
+}
+
+#[no_mangle]
+pub extern "C" fn blosc1_get_compressor() -> *const c_char {
+    let code = G_COMPRESSOR.load(Ordering::Relaxed);
+    let mut name: *const c_char = std::ptr::null();
+    // SAFETY: `name` is a valid out pointer.
+    unsafe { super::library::blosc2_compcode_to_compname(code as c_int, &mut name) };
+    name
+}
+
+/// # Safety
+/// `compname` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
+    ffi_int!("blosc1_set_compressor", {
+        if compname.is_null() {
+            return err(Error::NullPointer);
+        }
+        // SAFETY: non-NULL, NUL-terminated per contract.
+        let code = compname_to_code(unsafe { cstr_arg(compname) });
+        if code >= 6 {
+            return err(Error::CodecSupport);
+        }
+        if code >= 0 {
+            G_COMPRESSOR.store(code as u8, Ordering::Relaxed);
+        }
+        code
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn blosc1_get_blocksize() -> c_int {
+    G_BLOCKSIZE.load(Ordering::Relaxed)
+}
+
+#[no_mangle]
+pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
+    G_BLOCKSIZE.store(blocksize.min(i32::MAX as usize) as i32, Ordering::Relaxed);
+}
+
+#[no_mangle]
+pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
+    G_SPLITMODE.store(splitmode, Ordering::Relaxed);
+}

@@ -1,0 +1,419 @@
+//! Inspecting chunks (`*_cbuffer_*`), making special chunks, and the raw
+//! shuffle entry points.
+
+use super::boundary::{err, ffi_int, rc};
+use super::context::{core_cparams, effective_cparams};
+use super::ptr::{in_slice, out_slice};
+use super::types::blosc2_cparams;
+use blosc2_core::chunk::header::MIN_HEADER_LENGTH;
+use blosc2_core::chunk::special::make_special;
+use blosc2_core::chunk::{ChunkHeader, Special};
+use blosc2_core::error::Error;
+use blosc2_core::filters::{bitshuffle, shuffle};
+use std::ffi::{c_char, c_int};
+use std::os::raw::c_void;
+
+/// The 16-byte header at `p`, validated like upstream's `read_chunk_header`.
+///
+/// # Safety
+/// `p` is NULL or has 16 readable bytes.
+unsafe fn min_header(p: *const c_void) -> Result<ChunkHeader, Error> {
+    if p.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: the caller promises a header's worth of readable bytes.
+    ChunkHeader::read_min(unsafe { in_slice(p, MIN_HEADER_LENGTH) })
+}
+
+/// # Safety
+/// `cbuffer` has 16 readable bytes; the out pointers are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_sizes(
+    cbuffer: *const c_void,
+    nbytes: *mut i32,
+    cbytes: *mut i32,
+    blocksize: *mut i32,
+) -> c_int {
+    ffi_int!("blosc2_cbuffer_sizes", {
+        // SAFETY: forwarded caller contract.
+        let r = unsafe { min_header(cbuffer) };
+        let h = r.unwrap_or_default();
+        for (p, v) in [
+            (nbytes, h.nbytes),
+            (cbytes, h.cbytes),
+            (blocksize, h.blocksize),
+        ] {
+            if !p.is_null() {
+                // SAFETY: non-NULL and writable per contract.
+                unsafe { p.write(v) };
+            }
+        }
+        match r {
+            Ok(_) => 0,
+            Err(e) => err(e),
+        }
+    })
+}
+
+/// # Safety
+/// As `blosc2_cbuffer_sizes`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_sizes(
+    cbuffer: *const c_void,
+    nbytes: *mut usize,
+    cbytes: *mut usize,
+    blocksize: *mut usize,
+) {
+    let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
+    // SAFETY: forwarded caller contract; locals are writable.
+    unsafe { blosc2_cbuffer_sizes(cbuffer, &mut n, &mut c, &mut b) };
+    for (p, v) in [(nbytes, n), (cbytes, c), (blocksize, b)] {
+        if !p.is_null() {
+            // SAFETY: non-NULL and writable per contract.
+            unsafe { p.write(v as usize) };
+        }
+    }
+}
+
+/// # Safety
+/// `cbuffer` has `cbytes` readable bytes; `nbytes` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_validate(
+    cbuffer: *const c_void,
+    cbytes: usize,
+    nbytes: *mut usize,
+) -> c_int {
+    ffi_int!("blosc1_cbuffer_validate", {
+        let set = |v: usize| {
+            if !nbytes.is_null() {
+                // SAFETY: non-NULL and writable per contract.
+                unsafe { nbytes.write(v) };
+            }
+        };
+        set(0);
+        if cbytes < MIN_HEADER_LENGTH {
+            return err(Error::WriteBuffer);
+        }
+        // SAFETY: forwarded caller contract.
+        let h = match unsafe { min_header(cbuffer) } {
+            Ok(h) => h,
+            Err(e) => return err(e),
+        };
+        if h.cbytes as usize != cbytes {
+            return err(Error::InvalidHeader);
+        }
+        if h.nbytes < 0 || h.nbytes > blosc2_core::chunk::header::MAX_BUFFERSIZE {
+            return err(Error::MemoryAlloc);
+        }
+        set(h.nbytes as usize);
+        0
+    })
+}
+
+/// # Safety
+/// `cbuffer` has 16 readable bytes; out pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
+    cbuffer: *const c_void,
+    typesize: *mut usize,
+    flags: *mut c_int,
+) {
+    // SAFETY: forwarded caller contract.
+    let (t, f) = match unsafe { min_header(cbuffer) } {
+        Ok(h) => (h.typesize as usize, h.flags as c_int),
+        Err(_) => (0, 0),
+    };
+    if !typesize.is_null() {
+        // SAFETY: non-NULL and writable per contract.
+        unsafe { typesize.write(t) };
+    }
+    if !flags.is_null() {
+        // SAFETY: non-NULL and writable per contract.
+        unsafe { flags.write(f) };
+    }
+}
+
+/// # Safety
+/// `cbuffer` has 16 readable bytes; out pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_versions(
+    cbuffer: *const c_void,
+    version: *mut c_int,
+    versionlz: *mut c_int,
+) {
+    // SAFETY: forwarded caller contract.
+    let (v, l) = match unsafe { min_header(cbuffer) } {
+        Ok(h) => (h.version as c_int, h.versionlz as c_int),
+        Err(_) => (0, 0),
+    };
+    if !version.is_null() {
+        // SAFETY: non-NULL and writable per contract.
+        unsafe { version.write(v) };
+    }
+    if !versionlz.is_null() {
+        // SAFETY: non-NULL and writable per contract.
+        unsafe { versionlz.write(l) };
+    }
+}
+
+/// # Safety
+/// `cbuffer` has 16 readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *const c_char {
+    // SAFETY: forwarded caller contract.
+    match unsafe { min_header(cbuffer) } {
+        Ok(h) => match h.flags >> 5 {
+            0 => c"BloscLZ".as_ptr(),
+            1 => c"LZ4".as_ptr(),
+            3 => c"Zlib".as_ptr(),
+            4 => c"Zstd".as_ptr(),
+            _ => std::ptr::null(),
+        },
+        Err(_) => std::ptr::null(),
+    }
+}
+
+/// # Safety
+/// `dest` has `destsize` writable bytes; `value` (repeatval) `typesize` bytes.
+unsafe fn special(
+    cparams: blosc2_cparams,
+    kind: Special,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    value: *const c_void,
+) -> c_int {
+    if dest.is_null() {
+        return err(Error::NullPointer);
+    }
+    if destsize < 0 {
+        return err(Error::Data);
+    }
+    let Some(cp) = effective_cparams(cparams) else {
+        return err(Error::NullPointer);
+    };
+    let core = core_cparams(&cp);
+    let v = if kind == Special::Value {
+        if value.is_null() {
+            return err(Error::NullPointer);
+        }
+        // SAFETY: the caller promises `typesize` readable bytes at `value`.
+        Some(unsafe { in_slice(value, cp.typesize.max(0) as usize) })
+    } else {
+        None
+    };
+    // SAFETY: `destsize` writable bytes per contract.
+    let out = unsafe { out_slice(dest, destsize as usize) };
+    rc(make_special(&core, kind, nbytes, v, out))
+}
+
+/// # Safety
+/// `dest` has `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_zeros(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    ffi_int!("blosc2_chunk_zeros", {
+        unsafe {
+            special(
+                cparams,
+                Special::Zero,
+                nbytes,
+                dest,
+                destsize,
+                std::ptr::null(),
+            )
+        }
+    })
+}
+
+/// # Safety
+/// `dest` has `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_nans(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    ffi_int!("blosc2_chunk_nans", {
+        unsafe {
+            special(
+                cparams,
+                Special::Nan,
+                nbytes,
+                dest,
+                destsize,
+                std::ptr::null(),
+            )
+        }
+    })
+}
+
+/// # Safety
+/// `dest` has `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_uninit(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    ffi_int!("blosc2_chunk_uninit", {
+        unsafe {
+            special(
+                cparams,
+                Special::Uninit,
+                nbytes,
+                dest,
+                destsize,
+                std::ptr::null(),
+            )
+        }
+    })
+}
+
+/// # Safety
+/// `dest` has `destsize` writable bytes; `repeatval` has `typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_chunk_repeatval(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    repeatval: *const c_void,
+) -> c_int {
+    // SAFETY: forwarded caller contract.
+    ffi_int!("blosc2_chunk_repeatval", {
+        unsafe { special(cparams, Special::Value, nbytes, dest, destsize, repeatval) }
+    })
+}
+
+/// Validate and build the slices of the raw shuffle calls.
+///
+/// # Safety
+/// `src`/`dest` have `blocksize` bytes.
+unsafe fn shuffle_args<'a>(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> Result<(usize, &'a [u8], &'a mut [u8]), Error> {
+    if !(1..=256).contains(&typesize) || blocksize < 0 {
+        return Err(Error::InvalidParam);
+    }
+    if blocksize > 0 && (src.is_null() || dest.is_null()) {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: forwarded caller contract.
+    let s = unsafe { in_slice(src, blocksize as usize) };
+    // SAFETY: forwarded caller contract.
+    let d = unsafe { out_slice(dest, blocksize as usize) };
+    Ok((typesize as usize, s, d))
+}
+
+/// Shared body of the four raw filter entry points (cbindgen cannot see
+/// through a macro, so each export is spelled out).
+///
+/// # Safety
+/// As the exports.
+unsafe fn raw_filter(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+    f: fn(usize, &[u8], &mut [u8]) -> blosc2_core::Result<()>,
+) -> i32 {
+    // SAFETY: forwarded caller contract.
+    match unsafe { shuffle_args(typesize, blocksize, src, dest) } {
+        Ok((ts, s, d)) => match f(ts, s, d) {
+            Ok(()) => blocksize,
+            Err(e) => err(e),
+        },
+        Err(e) => err(e),
+    }
+}
+
+fn do_shuffle(ts: usize, s: &[u8], d: &mut [u8]) -> blosc2_core::Result<()> {
+    shuffle::shuffle(ts, s, d);
+    Ok(())
+}
+
+fn do_unshuffle(ts: usize, s: &[u8], d: &mut [u8]) -> blosc2_core::Result<()> {
+    shuffle::unshuffle(ts, s, d);
+    Ok(())
+}
+
+/// Raw byte shuffle; returns `blocksize` or a negative error.
+///
+/// # Safety
+/// `src` and `dest` each have `blocksize` bytes and do not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_shuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
+    ffi_int!("blosc2_shuffle", {
+        // SAFETY: forwarded caller contract.
+        unsafe { raw_filter(typesize, blocksize, src, dest, do_shuffle) }
+    })
+}
+
+/// Raw byte unshuffle; returns `blocksize` or a negative error.
+///
+/// # Safety
+/// `src` and `dest` each have `blocksize` bytes and do not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_unshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
+    ffi_int!("blosc2_unshuffle", {
+        // SAFETY: forwarded caller contract.
+        unsafe { raw_filter(typesize, blocksize, src, dest, do_unshuffle) }
+    })
+}
+
+/// Raw bit shuffle; returns `blocksize` or a negative error.
+///
+/// # Safety
+/// `src` and `dest` each have `blocksize` bytes and do not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_bitshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
+    ffi_int!("blosc2_bitshuffle", {
+        // SAFETY: forwarded caller contract.
+        unsafe { raw_filter(typesize, blocksize, src, dest, bitshuffle::bitshuffle) }
+    })
+}
+
+/// Raw bit unshuffle; returns `blocksize` or a negative error.
+///
+/// # Safety
+/// `src` and `dest` each have `blocksize` bytes and do not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_bitunshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
+    ffi_int!("blosc2_bitunshuffle", {
+        // SAFETY: forwarded caller contract.
+        unsafe { raw_filter(typesize, blocksize, src, dest, bitshuffle::bitunshuffle) }
+    })
+}

@@ -1,0 +1,649 @@
+//! Contexts (`blosc2_context`) and the contextual chunk API of blosc2.h.
+
+use super::boundary::{err, ffi_int, guard, rc, trace_error};
+use super::env::env;
+use super::prefilter::{CPostfilter, CPrefilter};
+use super::ptr::{chunk_slice, out_slice};
+use super::types::{
+    blosc2_context, blosc2_cparams, blosc2_dparams, blosc2_postfilter_params,
+    blosc2_prefilter_params,
+};
+use blosc2_core::chunk::header::{filter_id, MAX_FILTERS};
+use blosc2_core::chunk::params::{CParams, DParams, SplitMode};
+use blosc2_core::chunk::{Compressor, Decompressor};
+use blosc2_core::error::Error;
+use blosc2_core::registry::SchunkInfo;
+use std::ffi::c_int;
+use std::os::raw::c_void;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
+
+pub(crate) enum Kind {
+    Compress(Box<Compressor>),
+    Decompress(Box<Decompressor>),
+}
+
+impl Kind {
+    fn fork(&self) -> Kind {
+        match self {
+            Kind::Compress(c) => Kind::Compress(Box::new(c.fork())),
+            Kind::Decompress(d) => Kind::Decompress(Box::new(d.fork())),
+        }
+    }
+}
+
+/// What a `blosc2_context*` handed to C really points to.
+pub struct Context {
+    kind: Mutex<Kind>,
+    /// Never run: what a fresh copy of `kind` is made from (see `with_kind`).
+    template: Kind,
+    /// What `blosc2_ctx_get_cparams` reports (effective values).
+    pub(crate) cparams: blosc2_cparams,
+    pub(crate) dparams: blosc2_dparams,
+    /// The context's own copies of the prefilter and postfilter parameters
+    /// (what `cparams.preparams` and `dparams.postparams` point to), as
+    /// upstream keeps them: the caller's may be gone.
+    own_pre: Option<Box<blosc2_prefilter_params>>,
+    own_post: Option<Box<blosc2_postfilter_params>>,
+}
+
+impl Context {
+    fn new(kind: Kind, cparams: blosc2_cparams, dparams: blosc2_dparams) -> Box<Context> {
+        Box::new(Context {
+            template: kind.fork(),
+            kind: Mutex::new(kind),
+            cparams,
+            dparams,
+            own_pre: None,
+            own_post: None,
+        })
+    }
+
+    /// Run `f` on the context's compressor or decompressor. A context in
+    /// use (by another thread, or by a plugin that calls back into the
+    /// library from inside it) lends a fresh copy with the same settings and
+    /// hooks instead: nobody ever waits for a context, so a callback cannot
+    /// deadlock the library, and one that fails leaves nothing locked.
+    pub(crate) fn with_kind<R>(&self, f: impl FnOnce(&mut Kind) -> R) -> R {
+        match self.kind.try_lock() {
+            Ok(mut k) => f(&mut k),
+            Err(TryLockError::Poisoned(p)) => {
+                // a caught panic: the scratch buffers are only ever
+                // overwritten before use, so the context is still sound
+                self.kind.clear_poison();
+                f(&mut p.into_inner())
+            }
+            Err(TryLockError::WouldBlock) => f(&mut self.template.fork()),
+        }
+    }
+}
+
+/// `current_nchunk` of the super-chunk a context's parameters name, which
+/// upstream reports to prefilters and postfilters as `nchunk` (callers
+/// such as python-blosc2 set it before compressing); -1 without one.
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk of this library.
+pub(crate) unsafe fn current_nchunk(schunk: *mut c_void) -> i64 {
+    let sc = schunk.cast::<super::types::blosc2_schunk>();
+    if sc.is_null() {
+        return -1;
+    }
+    // SAFETY: a live super-chunk's public struct, which C may write at any
+    // time (it lives in an UnsafeCell); an aligned i64 read atomically, as
+    // threads sharing the super-chunk may store it concurrently.
+    unsafe { AtomicI64::from_ptr(std::ptr::addr_of_mut!((*sc).current_nchunk)) }
+        .load(Ordering::Relaxed)
+}
+
+/// `build_filters` of upstream: the Blosc1 switches written into the
+/// pipeline's last two slots.
+pub(crate) fn build_filters(doshuffle: i32, delta: bool, typesize: i32, filters: &mut [u8; 6]) {
+    if doshuffle == filter_id::SHUFFLE as i32 && typesize > 1 {
+        filters[MAX_FILTERS - 1] = filter_id::SHUFFLE;
+    }
+    if doshuffle == filter_id::BITSHUFFLE as i32 {
+        filters[MAX_FILTERS - 1] = filter_id::BITSHUFFLE;
+    }
+    if doshuffle == filter_id::NOFILTER as i32 {
+        filters[MAX_FILTERS - 1] = filter_id::NOFILTER;
+    }
+    if delta {
+        filters[MAX_FILTERS - 2] = filter_id::DELTA;
+    }
+}
+
+/// Apply the environment overrides upstream's `blosc2_create_cctx` honours.
+pub(crate) fn effective_cparams(mut cp: blosc2_cparams) -> Option<blosc2_cparams> {
+    let e = env();
+    if let Some(t) = e.typesize {
+        cp.typesize = t;
+    }
+    build_filters(
+        e.shuffle.unwrap_or(-1),
+        e.delta.unwrap_or(false),
+        cp.typesize,
+        &mut cp.filters,
+    );
+    if let Some(c) = e.clevel {
+        cp.clevel = c;
+    }
+    if let Some(name) = &e.compressor {
+        let code = super::library::compname_to_code(name);
+        if !(0..6).contains(&code) {
+            trace_error!("User defined codecs cannot be set here. Use Blosc2 mechanism instead.");
+            return None;
+        }
+        cp.compcode = code as u8;
+    }
+    if let Some(b) = e.blocksize {
+        cp.blocksize = b;
+    }
+    if let Some(n) = e.nthreads {
+        cp.nthreads = n;
+    }
+    if let Some(s) = e.splitmode {
+        cp.splitmode = s as i32;
+    }
+    Some(cp)
+}
+
+pub(crate) fn core_cparams(cp: &blosc2_cparams) -> CParams {
+    CParams {
+        compcode: cp.compcode,
+        compcode_meta: cp.compcode_meta,
+        clevel: cp.clevel,
+        use_dict: cp.use_dict != 0,
+        typesize: cp.typesize,
+        nthreads: cp.nthreads,
+        blocksize: cp.blocksize,
+        splitmode: SplitMode::from_i32(cp.splitmode),
+        filters: cp.filters,
+        filters_meta: cp.filters_meta,
+        instr_codec: cp.instr_codec,
+    }
+}
+
+/// Upstream refuses undefined built-in filter ids when the context is made.
+fn filters_defined(filters: &[u8; 6]) -> bool {
+    filters
+        .iter()
+        .all(|&f| !(5..=31).contains(&f) && !(37..=159).contains(&f))
+}
+
+pub(crate) fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
+    if !filters_defined(&cparams.filters) {
+        trace_error!("filter is not yet defined");
+        return None;
+    }
+    let cp = effective_cparams(cparams)?;
+    let core = core_cparams(&cp);
+    let mut comp = Compressor::new(core);
+    // The prefilter is told which context runs it: the address the Box
+    // will have, which the allocation below fixes.
+    let mut ctx = Context::new(
+        Kind::Compress(Box::new(Compressor::new(CParams::default()))),
+        cp,
+        blosc2_dparams::default(),
+    );
+    let handle = (&mut *ctx as *mut Context).cast::<blosc2_context>();
+    // SAFETY: `preparams` is NULL or valid, per the blosc2_cparams contract.
+    if let Some(pre) = unsafe { CPrefilter::new(cp.prefilter, cp.preparams, handle) } {
+        let own = Box::new(pre.params);
+        ctx.cparams.preparams = (&*own as *const blosc2_prefilter_params).cast_mut();
+        ctx.own_pre = Some(own);
+        comp.prefilter = Some(Arc::new(pre));
+    } else {
+        ctx.cparams.preparams = std::ptr::null_mut();
+    }
+    ctx.template = Kind::Compress(Box::new(comp.fork()));
+    *ctx.kind.get_mut().unwrap_or_else(|p| p.into_inner()) = Kind::Compress(Box::new(comp));
+    Some(ctx)
+}
+
+pub(crate) fn new_dctx(dparams: blosc2_dparams) -> Box<Context> {
+    let mut dp = dparams;
+    if let Some(n) = env().nthreads {
+        dp.nthreads = n;
+    }
+    let core = DParams {
+        nthreads: dp.nthreads,
+        typesize: dp.typesize,
+    };
+    let mut d = Decompressor::new(core);
+    let mut ctx = Context::new(
+        Kind::Decompress(Box::new(Decompressor::new(DParams::default()))),
+        blosc2_cparams::default(),
+        dp,
+    );
+    let handle = (&mut *ctx as *mut Context).cast::<blosc2_context>();
+    // SAFETY: `postparams` is NULL or valid, per the blosc2_dparams contract.
+    if let Some(post) = unsafe { CPostfilter::new(dp.postfilter, dp.postparams, handle) } {
+        let own = Box::new(post.params);
+        ctx.dparams.postparams = (&*own as *const blosc2_postfilter_params).cast_mut();
+        ctx.own_post = Some(own);
+        d.postfilter = Some(Arc::new(post));
+    } else {
+        ctx.dparams.postparams = std::ptr::null_mut();
+    }
+    ctx.template = Kind::Decompress(Box::new(d.fork()));
+    *ctx.kind.get_mut().unwrap_or_else(|p| p.into_inner()) = Kind::Decompress(Box::new(d));
+    ctx
+}
+
+/// Create a compression context; NULL when the parameters are refused.
+#[no_mangle]
+pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    guard(
+        "blosc2_create_cctx",
+        std::ptr::null_mut(),
+        || match new_cctx(cparams) {
+            Some(b) => Box::into_raw(b).cast(),
+            None => std::ptr::null_mut(),
+        },
+    )
+}
+
+/// Create a decompression context.
+#[no_mangle]
+pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+    guard("blosc2_create_dctx", std::ptr::null_mut(), || {
+        Box::into_raw(new_dctx(dparams)).cast()
+    })
+}
+
+/// Free a context (NULL is ignored).
+///
+/// # Safety
+/// `context` is NULL or came from `blosc2_create_cctx`/`dctx` and is not used again.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
+    guard("blosc2_free_ctx", (), || {
+        if !context.is_null() {
+            // SAFETY: the caller hands back a pointer from Box::into_raw, once.
+            drop(unsafe { Box::from_raw(context.cast::<Context>()) });
+        }
+    })
+}
+
+/// # Safety
+/// `ctx` is a live context or NULL; `cparams` is writable or NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_cparams(
+    ctx: *mut blosc2_context,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
+    ffi_int!("blosc2_ctx_get_cparams", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let (Some(c), false) = (unsafe { ctx.cast::<Context>().as_ref() }, cparams.is_null())
+        else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: non-NULL and writable per contract.
+        unsafe { cparams.write(c.cparams) };
+        0
+    })
+}
+
+/// # Safety
+/// `ctx` is a live context or NULL; `dparams` is writable or NULL.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_ctx_get_dparams(
+    ctx: *mut blosc2_context,
+    dparams: *mut blosc2_dparams,
+) -> c_int {
+    ffi_int!("blosc2_ctx_get_dparams", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let (Some(c), false) = (unsafe { ctx.cast::<Context>().as_ref() }, dparams.is_null())
+        else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: non-NULL and writable per contract.
+        unsafe { dparams.write(c.dparams) };
+        0
+    })
+}
+
+/// Skip the flagged blocks in the next `blosc2_decompress_ctx` call.
+///
+/// # Safety
+/// `maskout` points to `nblocks` bools; `ctx` is a live context.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_set_maskout(
+    ctx: *mut blosc2_context,
+    maskout: *mut bool,
+    nblocks: c_int,
+) -> c_int {
+    ffi_int!("blosc2_set_maskout", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { ctx.cast::<Context>().as_ref() }) else {
+            return err(Error::NullPointer);
+        };
+        if maskout.is_null() || nblocks < 0 {
+            return err(Error::NullPointer);
+        }
+        // SAFETY: the caller promises `nblocks` readable bools at `maskout`.
+        let mask = unsafe { std::slice::from_raw_parts(maskout, nblocks as usize) };
+        c.with_kind(|k| match k {
+            Kind::Decompress(d) => {
+                d.set_maskout(mask);
+                0
+            }
+            Kind::Compress(_) => err(Error::InvalidParam),
+        })
+    })
+}
+
+/// Compress with a context.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_compress_ctx", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: the caller promises the sizes describe the buffers.
+        let (src, dest) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
+            Ok(v) => v,
+            Err(e) => return err(e),
+        };
+        c.with_kind(|k| {
+            let Kind::Compress(comp) = k else {
+                trace_error!("Context is not meant for compression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            // SAFETY: `cparams.schunk` is NULL or a live super-chunk, as for
+            // upstream.
+            unsafe {
+                show_plugins_schunk(c.cparams.schunk, &mut comp.schunk);
+                comp.nchunk = current_nchunk(c.cparams.schunk);
+            }
+            rc(comp.compress(src, dest))
+        })
+    })
+}
+
+/// Let plugins see the super-chunk a context's parameters name (upstream's
+/// `cparams->schunk` / `dparams->schunk`): the b2nd plugins read its
+/// geometry.
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk of this library.
+unsafe fn show_plugins_schunk(schunk: *mut c_void, slot: &mut Option<Arc<SchunkInfo>>) {
+    // SAFETY: per the contract, a Handle whose first field `schunk` addresses.
+    if let Some(h) = unsafe { schunk.cast::<super::schunk::Handle>().as_ref() } {
+        h.core.plugin_info(slot);
+    }
+}
+
+/// Build the input and output slices of a compression call.
+///
+/// # Safety
+/// As `blosc2_compress_ctx`.
+pub(crate) unsafe fn io_slices<'a>(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> Result<(&'a [u8], &'a mut [u8]), Error> {
+    if srcsize < 0 || destsize < 0 {
+        return Err(Error::InvalidParam);
+    }
+    if (src.is_null() && srcsize > 0) || dest.is_null() {
+        return Err(Error::NullPointer);
+    }
+    let s: &[u8] = if srcsize == 0 {
+        &[]
+    } else {
+        // SAFETY: non-NULL, `srcsize` readable bytes per the caller's contract.
+        unsafe { std::slice::from_raw_parts(src as *const u8, srcsize as usize) }
+    };
+    // SAFETY: non-NULL, `destsize` writable bytes per the caller's contract.
+    let d = unsafe { out_slice(dest, destsize as usize) };
+    Ok((s, d))
+}
+
+/// Decompress with a context.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_decompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_decompress_ctx", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
+        let lazy =
+            match unsafe { super::schunk::resolve_lazy(c.dparams.schunk, src, srcsize, None) } {
+                Ok(l) => l,
+                Err(e) => return err(e),
+            };
+        let (src, srcsize) = lazy
+            .as_ref()
+            .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
+        c.with_kind(|k| {
+            let Kind::Decompress(d) = k else {
+                trace_error!("Context is not meant for decompression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for
+            // upstream; the caller's sizes describe the buffers.
+            unsafe {
+                show_plugins_schunk(c.dparams.schunk, &mut d.schunk);
+                d.nchunk = current_nchunk(c.dparams.schunk);
+                decompress_with(d, src, srcsize, dest, destsize)
+            }
+        })
+    })
+}
+
+/// Shared by the contextual and global decompression entry points.
+///
+/// # Safety
+/// As `blosc2_decompress_ctx`.
+pub(crate) unsafe fn decompress_with(
+    d: &mut Decompressor,
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    // A NULL destination of size 0 is fine for an empty chunk: upstream's
+    // test_empty_buffer decompresses into (NULL, 0).
+    if src.is_null() || (dest.is_null() && destsize != 0) {
+        return err(Error::NullPointer);
+    }
+    if srcsize < 0 || destsize < 0 {
+        return err(Error::InvalidParam);
+    }
+    // SAFETY: the caller promises `srcsize` readable bytes.
+    let s = match unsafe { chunk_slice(src, srcsize as usize) } {
+        Ok(s) => s,
+        Err(e) => return err(e),
+    };
+    // Only the chunk's own nbytes may be written, whatever destsize says.
+    let nbytes = match blosc2_core::chunk::ChunkHeader::read(s) {
+        Ok(h) => h.nbytes.max(0) as usize,
+        Err(e) => return err(e),
+    };
+    if nbytes > destsize as usize {
+        return err(Error::WriteBuffer);
+    }
+
+    // SAFETY: `destsize` >= nbytes writable bytes per the caller's contract.
+    let out = unsafe { out_slice(dest, nbytes) };
+    rc(d.decompress(s, out))
+}
+
+/// Decode `nitems` items from `start` with a context.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_getitem_ctx", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
+        let lazy = match unsafe {
+            super::schunk::resolve_lazy(
+                c.dparams.schunk,
+                src,
+                srcsize,
+                Some((start, nitems, false)),
+            )
+        } {
+            Ok(l) => l,
+            Err(e) => return err(e),
+        };
+        let (src, srcsize) = lazy
+            .as_ref()
+            .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
+        c.with_kind(|k| {
+            if let Kind::Decompress(d) = k {
+                // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
+                unsafe {
+                    show_plugins_schunk(c.dparams.schunk, &mut d.schunk);
+                    d.nchunk = current_nchunk(c.dparams.schunk);
+                }
+            }
+            // SAFETY: forwarded caller contract.
+            unsafe { getitem_with(k, src, srcsize, start, nitems, dest, destsize, false) }
+        })
+    })
+}
+
+/// Like `blosc2_getitem_ctx` with byte offsets.
+///
+/// # Safety
+/// `src` has `srcsize` readable bytes, `dest` `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_getitem_bytes_ctx", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
+            return err(Error::NullPointer);
+        };
+        // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
+        let lazy = match unsafe {
+            super::schunk::resolve_lazy(c.dparams.schunk, src, srcsize, Some((start, nbytes, true)))
+        } {
+            Ok(l) => l,
+            Err(e) => return err(e),
+        };
+        let (src, srcsize) = lazy
+            .as_ref()
+            .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
+        c.with_kind(|k| {
+            if let Kind::Decompress(d) = k {
+                // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
+                unsafe {
+                    show_plugins_schunk(c.dparams.schunk, &mut d.schunk);
+                    d.nchunk = current_nchunk(c.dparams.schunk);
+                }
+            }
+            // SAFETY: forwarded caller contract.
+            unsafe { getitem_with(k, src, srcsize, start, nbytes, dest, destsize, true) }
+        })
+    })
+}
+
+/// # Safety
+/// As `blosc2_getitem_ctx`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn getitem_with(
+    kind: &mut Kind,
+    src: *const c_void,
+    srcsize: i32,
+    start: i32,
+    count: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    bytes: bool,
+) -> c_int {
+    if src.is_null() || dest.is_null() {
+        return err(Error::NullPointer);
+    }
+    if srcsize < 0 || destsize < 0 {
+        return err(Error::InvalidParam);
+    }
+    // SAFETY: the caller promises `srcsize` readable bytes.
+    let s = match unsafe { chunk_slice(src, srcsize as usize) } {
+        Ok(s) => s,
+        Err(e) => return err(e),
+    };
+    let ts = match blosc2_core::chunk::ChunkHeader::read(s) {
+        Ok(h) => h.typesize as i64,
+        Err(e) => return err(e),
+    };
+    let want = if bytes {
+        count as i64
+    } else {
+        count as i64 * ts
+    };
+    // Never hand out more of `dest` than the request needs.
+    let len = want.clamp(0, destsize as i64) as usize;
+    // SAFETY: len <= destsize writable bytes per the caller's contract.
+    let out = unsafe { out_slice(dest, len) };
+    let mut tmp;
+    let d: &mut Decompressor = match kind {
+        Kind::Decompress(d) => d,
+        Kind::Compress(_) => {
+            // upstream lets any context do getitem
+            tmp = Decompressor::new(DParams::default());
+            &mut tmp
+        }
+    };
+    if bytes {
+        rc(d.getitem_bytes(s, start, count, out))
+    } else {
+        rc(d.getitem(s, start, count, out))
+    }
+}
+
+/// Upstream's `BLOSC2_CPARAMS_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
+    blosc2_cparams::default()
+}
+
+/// Upstream's `BLOSC2_DPARAMS_DEFAULTS`.
+#[no_mangle]
+pub extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
+    blosc2_dparams::default()
+}

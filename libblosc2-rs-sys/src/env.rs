@@ -1,0 +1,143 @@
+//! The `BLOSC_*` environment variables upstream honours. Like upstream, they
+//! are read again on every call that honours them, so a program may set or
+//! unset one between calls (upstream's own tests do). One pass over
+//! `environ` picks out the `BLOSC_` entries, which keeps that cheap.
+
+use blosc2_core::chunk::params::SplitMode;
+use std::ffi::{c_char, CStr};
+
+#[derive(Default, Debug)]
+pub struct Env {
+    pub clevel: Option<u8>,
+    /// NOSHUFFLE / SHUFFLE / BITSHUFFLE as 0 / 1 / 2.
+    pub shuffle: Option<i32>,
+    pub delta: Option<bool>,
+    pub typesize: Option<i32>,
+    pub compressor: Option<String>,
+    pub blocksize: Option<i32>,
+    pub nthreads: Option<i16>,
+    /// Raw value too, so blosc2_decompress can reject out-of-range counts.
+    pub nthreads_raw: Option<i64>,
+    pub splitmode: Option<SplitMode>,
+    pub nolock: bool,
+    pub blosc1_compat: bool,
+}
+
+/// C's strtol on the leading digits (junk after a number is ignored).
+fn strtol(s: &str) -> Option<i64> {
+    let t = s.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    if end == 0 {
+        return Some(0);
+    }
+    let v: i64 = digits[..end].parse().ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// The `BLOSC_` variables of the environment, as (name after the prefix,
+/// value) pairs.
+fn blosc_vars() -> Vec<(Vec<u8>, String)> {
+    let mut out = Vec::new();
+    // SAFETY: `environ` is the process's NULL-terminated array of
+    // NUL-terminated strings. As with upstream's getenv, a concurrent
+    // setenv from another thread is the caller's race to avoid.
+    unsafe {
+        let mut p = libc::environ as *const *const c_char;
+        if p.is_null() {
+            return out;
+        }
+        while !(*p).is_null() {
+            let entry = CStr::from_ptr(*p).to_bytes();
+            p = p.add(1);
+            let Some(rest) = entry.strip_prefix(b"BLOSC_") else {
+                continue;
+            };
+            let Some(eq) = rest.iter().position(|&b| b == b'=') else {
+                continue;
+            };
+            let name = rest[..eq].to_vec();
+            let value = String::from_utf8_lossy(&rest[eq + 1..]).into_owned();
+            out.push((name, value));
+        }
+    }
+    out
+}
+
+fn parse() -> Env {
+    let vars = blosc_vars();
+    let get = |k: &str| {
+        let k = k.strip_prefix("BLOSC_").unwrap_or(k).as_bytes();
+        vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    };
+    let mut env = Env::default();
+    if vars.is_empty() {
+        return env;
+    }
+    if let Some(v) = get("BLOSC_CLEVEL").and_then(|s| strtol(&s)) {
+        if v >= 0 {
+            env.clevel = Some(v.min(255) as u8);
+        }
+    }
+    env.shuffle = match get("BLOSC_SHUFFLE").as_deref() {
+        Some("NOSHUFFLE") => Some(0),
+        Some("SHUFFLE") => Some(1),
+        Some("BITSHUFFLE") => Some(2),
+        _ => None,
+    };
+    env.delta = match get("BLOSC_DELTA").as_deref() {
+        Some("1") => Some(true),
+        Some("0") => Some(false),
+        _ => None,
+    };
+    if let Some(v) = get("BLOSC_TYPESIZE").and_then(|s| strtol(&s)) {
+        if v > 0 {
+            env.typesize = Some(v.min(i32::MAX as i64) as i32);
+        }
+    }
+    env.compressor = get("BLOSC_COMPRESSOR");
+    if let Some(v) = get("BLOSC_BLOCKSIZE").and_then(|s| strtol(&s)) {
+        if v > 0 {
+            env.blocksize = Some(v.min(i32::MAX as i64) as i32);
+        }
+    }
+    if let Some(v) = get("BLOSC_NTHREADS").and_then(|s| strtol(&s)) {
+        env.nthreads_raw = Some(v);
+        if v > 0 && v <= i16::MAX as i64 {
+            env.nthreads = Some(v as i16);
+        }
+    }
+    env.splitmode = match get("BLOSC_SPLITMODE").as_deref() {
+        Some("ALWAYS") => Some(SplitMode::Always),
+        Some("NEVER") => Some(SplitMode::Never),
+        Some("AUTO") => Some(SplitMode::Auto),
+        Some("FORWARD_COMPAT") => Some(SplitMode::ForwardCompat),
+        _ => None,
+    };
+    env.nolock = get("BLOSC_NOLOCK").is_some();
+    env.blosc1_compat = get("BLOSC_BLOSC1_COMPAT").is_some();
+    env
+}
+
+/// The variables as they are now.
+pub fn env() -> Env {
+    parse()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strtol;
+
+    #[test]
+    fn strtol_like_c() {
+        assert_eq!(strtol("12abc"), Some(12));
+        assert_eq!(strtol(" -3"), Some(-3));
+        assert_eq!(strtol("x"), Some(0));
+    }
+}

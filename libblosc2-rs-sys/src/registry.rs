@@ -1,0 +1,238 @@
+//! `blosc2_register_codec`, `blosc2_register_filter`, `blosc2_register_tuner`:
+//! C callbacks wrapped as core plugins.
+
+use super::boundary::{err, ffi_int};
+use super::library::cstr_arg;
+use super::types::{blosc2_codec, blosc2_cparams, blosc2_dparams, blosc2_filter, blosc2_tuner};
+use blosc2_core::error::Error;
+use blosc2_core::registry::{self, CodecEntry, FilterEntry, PluginContext};
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+/// The `blosc2_schunk*` a plugin is shown (upstream's `cparams->schunk`).
+fn plugin_schunk(ctx: &PluginContext) -> *mut c_void {
+    ctx.schunk
+        .map_or(std::ptr::null_mut(), |s| s.owner as *mut c_void)
+}
+
+/// The cparams a plugin callback receives: what upstream's
+/// `blosc2_ctx_get_cparams` reports for the running context.
+fn plugin_cparams(ctx: &PluginContext) -> blosc2_cparams {
+    let cp = ctx.cparams;
+    blosc2_cparams {
+        compcode: cp.compcode,
+        compcode_meta: cp.compcode_meta,
+        clevel: cp.clevel,
+        use_dict: cp.use_dict as c_int,
+        typesize: ctx.typesize,
+        nthreads: cp.nthreads,
+        blocksize: cp.blocksize,
+        splitmode: cp.splitmode as i32,
+        schunk: plugin_schunk(ctx),
+        filters: cp.filters,
+        filters_meta: cp.filters_meta,
+        instr_codec: cp.instr_codec,
+        ..blosc2_cparams::default()
+    }
+}
+
+/// The dparams a plugin callback receives (`blosc2_ctx_get_dparams`).
+fn plugin_dparams(ctx: &PluginContext) -> blosc2_dparams {
+    blosc2_dparams {
+        nthreads: ctx.cparams.nthreads,
+        typesize: ctx.typesize,
+        schunk: plugin_schunk(ctx),
+        ..blosc2_dparams::default()
+    }
+}
+
+fn len_i32(n: usize) -> i32 {
+    n.min(i32::MAX as usize) as i32
+}
+
+struct CCodec(blosc2_codec);
+// SAFETY: the registered functions are plain C function pointers that upstream
+// also calls from its worker threads; the name pointer is only read.
+unsafe impl Send for CCodec {}
+// SAFETY: as above; the struct is never mutated after registration.
+unsafe impl Sync for CCodec {}
+
+impl registry::Codec for CCodec {
+    fn encode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
+        let Some(f) = self.0.encoder else {
+            return Error::CodecSupport.code();
+        };
+        let mut cp = plugin_cparams(ctx);
+        let chunk = ctx.chunk.map_or(std::ptr::null(), |c| c.as_ptr().cast());
+        // SAFETY: the buffers are valid for the lengths passed; the callback
+        // follows upstream's encoder contract.
+        unsafe {
+            f(
+                input.as_ptr(),
+                len_i32(input.len()),
+                output.as_mut_ptr(),
+                len_i32(output.len()),
+                meta,
+                &mut cp,
+                chunk,
+            )
+        }
+    }
+
+    fn decode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
+        let Some(f) = self.0.decoder else {
+            return Error::CodecSupport.code();
+        };
+        let mut dp = plugin_dparams(ctx);
+        let chunk = ctx.chunk.map_or(std::ptr::null(), |c| c.as_ptr().cast());
+        // SAFETY: as in `encode`.
+        unsafe {
+            f(
+                input.as_ptr(),
+                len_i32(input.len()),
+                output.as_mut_ptr(),
+                len_i32(output.len()),
+                meta,
+                &mut dp,
+                chunk,
+            )
+        }
+    }
+}
+
+struct CFilter(blosc2_filter);
+// SAFETY: plain C function pointers, as for CCodec.
+unsafe impl Send for CFilter {}
+// SAFETY: never mutated after registration.
+unsafe impl Sync for CFilter {}
+
+impl registry::Filter for CFilter {
+    fn forward(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
+        let Some(f) = self.0.forward else {
+            return Error::FilterPipeline.code();
+        };
+        let mut cp = plugin_cparams(ctx);
+        // SAFETY: same-length buffers valid for the call; upstream's contract.
+        unsafe {
+            f(
+                input.as_ptr(),
+                output.as_mut_ptr(),
+                len_i32(input.len()),
+                meta,
+                &mut cp,
+                self.0.id,
+            )
+        }
+    }
+
+    fn backward(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
+        let Some(f) = self.0.backward else {
+            return Error::FilterPipeline.code();
+        };
+        let mut dp = plugin_dparams(ctx);
+        // SAFETY: as in `forward`.
+        unsafe {
+            f(
+                input.as_ptr(),
+                output.as_mut_ptr(),
+                len_i32(input.len()),
+                meta,
+                &mut dp,
+                self.0.id,
+            )
+        }
+    }
+}
+
+/// # Safety
+/// `codec` is NULL or points to a valid `blosc2_codec` with a NUL-terminated name.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_int {
+    ffi_int!("blosc2_register_codec", {
+        // SAFETY: NULL checked by as_ref.
+        let Some(c) = (unsafe { codec.as_ref() }) else {
+            return err(Error::InvalidParam);
+        };
+        if c.compcode < registry::USER_REGISTERED_START {
+            return err(Error::CodecParam);
+        }
+        if c.compname.is_null() {
+            return err(Error::InvalidParam);
+        }
+        // SAFETY: non-NULL, NUL-terminated per contract.
+        let name = unsafe { cstr_arg(c.compname) }.to_string();
+        let entry = CodecEntry {
+            id: c.compcode,
+            name,
+            version: c.version,
+            complib: c.complib,
+            imp: Arc::new(CCodec(*c)),
+        };
+        match registry::register_codec(entry) {
+            Ok(()) => 0,
+            Err(e) => err(e),
+        }
+    })
+}
+
+/// # Safety
+/// `filter` is NULL or points to a valid `blosc2_filter` with a NUL-terminated name.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
+    ffi_int!("blosc2_register_filter", {
+        // SAFETY: NULL checked by as_ref.
+        let Some(f) = (unsafe { filter.as_ref() }) else {
+            return err(Error::InvalidParam);
+        };
+        if f.id < registry::USER_REGISTERED_START {
+            return err(Error::Failure);
+        }
+        if f.name.is_null() {
+            return err(Error::InvalidParam);
+        }
+        // SAFETY: non-NULL, NUL-terminated per contract.
+        let name = unsafe { cstr_arg(f.name) }.to_string();
+        let entry = FilterEntry {
+            id: f.id,
+            name,
+            version: f.version,
+            imp: Arc::new(CFilter(*f)),
+        };
+        match registry::register_filter(entry) {
+            Ok(()) => 0,
+            Err(e) => err(e),
+        }
+    })
+}
+
+/// Tuners are accepted as upstream accepts them (id >= 160, unique name per
+/// id). The automatic block size of this library does not consult them.
+///
+/// # Safety
+/// `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
+    ffi_int!("blosc2_register_tuner", {
+        use std::sync::Mutex;
+        static TUNERS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
+        // SAFETY: NULL checked by as_ref.
+        let Some(t) = (unsafe { tuner.as_ref() }) else {
+            return err(Error::InvalidParam);
+        };
+        if t.id < 160 {
+            return err(Error::Failure);
+        }
+        let name = if t.name.is_null() {
+            String::new()
+        } else {
+            // SAFETY: non-NULL, NUL-terminated per contract.
+            unsafe { cstr_arg(t.name) }.to_string()
+        };
+        let mut tuners = TUNERS.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, n)) = tuners.iter().find(|(id, _)| *id == t.id) {
+            return if *n == name { 0 } else { err(Error::Failure) };
+        }
+        tuners.push((t.id, name));
+        0
+    })
+}

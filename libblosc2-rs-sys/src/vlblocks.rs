@@ -1,0 +1,418 @@
+//! The VL-block chunk API of blosc2.h (3.x): chunks whose blocks each hold one
+//! caller buffer of its own size.
+//!
+//! Ownership follows upstream's documentation: the decompressors allocate each
+//! block with `malloc` and the caller releases it with `free`; nothing is
+//! written to the output parameters when a call fails, and on failure every
+//! block allocated by the call has been freed again.
+
+use super::boundary::{err, ffi_int, trace_error};
+use super::context::{Context, Kind};
+use super::ptr::{in_slice, out_slice};
+use super::types::{blosc2_context, blosc2_schunk};
+use blosc2_core::chunk::header::MAX_BUFFERSIZE;
+use blosc2_core::chunk::vlblocks::{VlChunk, VlScratch};
+use blosc2_core::chunk::{ChunkHeader, Decompressor};
+use blosc2_core::error::Error;
+use std::ffi::c_int;
+use std::os::raw::c_void;
+use std::ptr;
+
+/// The `srcsize` bytes at `src` (a negative size reads as an empty buffer).
+/// Unlike the Blosc1 calls, these take the buffer's real size, and upstream
+/// checks the block starts against it rather than against `cbytes`.
+///
+/// # Safety
+/// `src` is non-NULL and has `srcsize` readable bytes.
+unsafe fn chunk_at<'a>(src: *const c_void, srcsize: i32) -> Result<&'a [u8], Error> {
+    // SAFETY: forwarded caller contract; a negative size reads nothing.
+    Ok(unsafe { in_slice(src, srcsize.max(0) as usize) })
+}
+
+/// The chunk at `src`, completed first when it is a lazy chunk of the
+/// context's super-chunk (`blosc2_schunk_get_lazychunk` of a frame on disk),
+/// as the reference decodes lazy VL-block chunks too.
+///
+/// # Safety
+/// `src` is non-NULL and has `srcsize` readable bytes; `schunk` is NULL or a
+/// live super-chunk.
+unsafe fn full_chunk(
+    schunk: *mut c_void,
+    src: *const c_void,
+    srcsize: i32,
+    owned: &mut Option<Vec<u8>>,
+) -> Result<&[u8], Error> {
+    // SAFETY: forwarded caller contract.
+    *owned = unsafe { super::schunk::resolve_lazy(schunk, src, srcsize, None) }?;
+    match owned {
+        Some(v) => Ok(v.as_slice()),
+        // SAFETY: forwarded caller contract.
+        None => unsafe { chunk_at(src, srcsize) },
+    }
+}
+
+/// A malloc()ed copy of block `j` (the caller frees it), and its size.
+fn malloc_block(
+    vl: &VlChunk,
+    j: usize,
+    d: &Decompressor,
+    scratch: &mut VlScratch,
+) -> Result<(*mut u8, usize), Error> {
+    let n = vl.block_nbytes(j)?;
+    // SAFETY: plain allocation; n > 0 for every valid block.
+    let p = unsafe { libc::malloc(n) }.cast::<u8>();
+    if p.is_null() {
+        return Err(Error::MemoryAlloc);
+    }
+    // SAFETY: p has n writable bytes that nothing else references.
+    let out = unsafe { out_slice(p.cast(), n) };
+    let post = d.postfilter.as_deref().map(|f| (f, d.nchunk));
+    if let Err(e) = vl.decode_block(j, out, scratch, post) {
+        // SAFETY: p came from malloc above and was not handed out.
+        unsafe { libc::free(p.cast()) };
+        return Err(e);
+    }
+    Ok((p, n))
+}
+
+/// Compress `nblocks` buffers into one VL-block chunk, one block each.
+/// Returns the chunk size, 0 when it does not fit in `destsize` bytes, or a
+/// negative error code (`BLOSC2_ERROR_INVALID_PARAM` for a decompression
+/// context, no blocks, or a NULL or empty block).
+///
+/// # Safety
+/// `context` is NULL or a live context; `srcs` and `srcsizes` hold `nblocks`
+/// entries, each `srcs[i]` with `srcsizes[i]` readable bytes; `dest` has
+/// `destsize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlcompress_ctx(
+    context: *mut blosc2_context,
+    srcs: *const *const c_void,
+    srcsizes: *const i32,
+    nblocks: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
+    ffi_int!("blosc2_vlcompress_ctx", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
+            return err(Error::NullPointer);
+        };
+        c.with_kind(|k| {
+            let Kind::Compress(comp) = k else {
+                trace_error!("Context is not meant for compression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            if srcs.is_null() || srcsizes.is_null() || nblocks <= 0 {
+                trace_error!("Invalid sources for VL-block compression.");
+                return err(Error::InvalidParam);
+            }
+            let n = nblocks as usize;
+            // SAFETY: both arrays hold `nblocks` entries per the contract.
+            let (ptrs, sizes) = unsafe {
+                (
+                    std::slice::from_raw_parts(srcs, n),
+                    std::slice::from_raw_parts(srcsizes, n),
+                )
+            };
+            let mut blocks = Vec::with_capacity(n);
+            let mut total = 0i64;
+            for (i, (&p, &len)) in ptrs.iter().zip(sizes).enumerate() {
+                if p.is_null() || len <= 0 {
+                    trace_error!("Invalid VL block at index {i}.");
+                    return err(Error::InvalidParam);
+                }
+                total += len as i64;
+                if total > MAX_BUFFERSIZE as i64 {
+                    return err(Error::MaxBufsizeExceeded);
+                }
+                // SAFETY: `srcs[i]` has `srcsizes[i]` readable bytes per the contract.
+                blocks.push(unsafe { in_slice(p, len as usize) });
+            }
+            if dest.is_null() {
+                return err(Error::NullPointer);
+            }
+            if destsize < 0 {
+                return err(Error::MaxBufsizeExceeded);
+            }
+            // SAFETY: `destsize` writable bytes per the contract.
+            let out = unsafe { out_slice(dest, destsize as usize) };
+            match comp.vlcompress(&blocks, out) {
+                Ok(v) => v as c_int,
+                Err(e) => err(e),
+            }
+        })
+    })
+}
+
+/// Decompress every block of a VL-block chunk: `dests[i]` receives a newly
+/// malloc()ed buffer (release it with `free`) and `destsizes[i]` its size.
+/// Returns the number of blocks, or a negative error code
+/// (`BLOSC2_ERROR_INVALID_PARAM` when the chunk has regular blocks or more
+/// than `maxblocks` blocks).
+///
+/// # Safety
+/// `context` is NULL or a live context; `src` has `srcsize` readable bytes;
+/// `dests` and `destsizes` have `maxblocks` writable entries.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    dests: *mut *mut c_void,
+    destsizes: *mut i32,
+    maxblocks: i32,
+) -> c_int {
+    ffi_int!("blosc2_vldecompress_ctx", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
+            return err(Error::NullPointer);
+        };
+        c.with_kind(|k| {
+            let Kind::Decompress(d) = k else {
+                trace_error!("Context is not meant for decompression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            if dests.is_null() || destsizes.is_null() || maxblocks <= 0 {
+                trace_error!("Invalid destinations for VL-block decompression.");
+                return err(Error::InvalidParam);
+            }
+            if src.is_null() {
+                return err(Error::NullPointer);
+            }
+            let mut owned = None;
+            // SAFETY: `srcsize` readable bytes per the contract.
+            let vl = match unsafe { full_chunk(c.dparams.schunk, src, srcsize, &mut owned) }
+                .and_then(VlChunk::parse)
+            {
+                Ok(v) => v,
+                Err(e) => return err(e),
+            };
+            let n = vl.nblocks();
+            if n > maxblocks as usize {
+                trace_error!("Not enough output entries for VL-block decompression.");
+                return err(Error::InvalidParam);
+            }
+            // Every block gets its buffer first, so they can be decoded in
+            // parallel; any failure frees them all.
+            let mut got: Vec<(*mut u8, usize)> = Vec::with_capacity(n);
+            let free_all = |got: &[(*mut u8, usize)]| {
+                for &(p, _) in got {
+                    // SAFETY: allocated below and not handed out.
+                    unsafe { libc::free(p.cast()) };
+                }
+            };
+            for len in vl.block_sizes() {
+                // SAFETY: plain allocation; every valid block has len > 0.
+                let p = unsafe { libc::malloc(len) }.cast::<u8>();
+                if p.is_null() {
+                    free_all(&got);
+                    return err(Error::MemoryAlloc);
+                }
+                got.push((p, len));
+            }
+            let outs: Vec<(usize, &mut [u8])> = got
+                .iter()
+                .enumerate()
+                // SAFETY: each buffer has `len` writable bytes and is referenced
+                // by this slice only, until decoding ends.
+                .map(|(j, &(p, len))| (j, unsafe { out_slice(p.cast(), len) }))
+                .collect();
+            // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
+            let nchunk = unsafe { super::context::current_nchunk(c.dparams.schunk) };
+            let post = d.postfilter.as_deref().map(|f| (f, nchunk));
+            let nthreads = d.params().nthreads.max(1) as usize;
+            if let Err(e) = vl.decode_many(outs, nthreads, post) {
+                free_all(&got);
+                return err(e);
+            }
+            for (j, &(p, len)) in got.iter().enumerate() {
+                // SAFETY: j < n <= maxblocks writable entries per the contract.
+                unsafe {
+                    *dests.add(j) = p.cast();
+                    *destsizes.add(j) = len as i32;
+                }
+            }
+            n as c_int
+        })
+    })
+}
+
+/// The number of blocks of a VL-block chunk, from its header alone.
+/// Returns 0, or a negative error code (`BLOSC2_ERROR_INVALID_PARAM` when the
+/// chunk has regular blocks or a pointer is NULL).
+///
+/// # Safety
+/// `src` is NULL or has `srcsize` readable bytes; `nblocks` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
+    src: *const c_void,
+    srcsize: i32,
+    nblocks: *mut i32,
+) -> c_int {
+    ffi_int!("blosc2_vlchunk_get_nblocks", {
+        if src.is_null() || nblocks.is_null() {
+            trace_error!("src and nblocks must not be NULL.");
+            return err(Error::InvalidParam);
+        }
+        // SAFETY: `srcsize` readable bytes per the contract.
+        let h = match unsafe { chunk_at(src, srcsize) }.and_then(ChunkHeader::read) {
+            Ok(h) => h,
+            Err(e) => return err(e),
+        };
+        if !h.is_vlblocks() {
+            trace_error!("Chunk does not use VL blocks.");
+            return err(Error::InvalidParam);
+        }
+        // SAFETY: non-NULL and writable per the contract.
+        unsafe { nblocks.write(h.blocksize) };
+        0
+    })
+}
+
+/// Decode block `nblock` of a chunk with a decompression context.
+///
+/// # Safety
+/// As `blosc2_vldecompress_block_ctx`.
+unsafe fn block_with(
+    d: &Decompressor,
+    schunk: *mut c_void,
+    src: *const c_void,
+    srcsize: i32,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    if src.is_null() {
+        return err(Error::NullPointer);
+    }
+    let mut owned = None;
+    // SAFETY: `srcsize` readable bytes per the contract.
+    let vl = match unsafe { full_chunk(schunk, src, srcsize, &mut owned) }.and_then(VlChunk::parse)
+    {
+        Ok(v) => v,
+        Err(e) => return err(e),
+    };
+    if nblock < 0 || nblock as usize >= vl.nblocks() {
+        trace_error!("nblock ({nblock}) out of range [0, {}).", vl.nblocks());
+        return err(Error::InvalidParam);
+    }
+    match malloc_block(&vl, nblock as usize, d, &mut VlScratch::default()) {
+        Ok((p, n)) => {
+            // SAFETY: both are non-NULL and writable per the contract.
+            unsafe {
+                dest.write(p);
+                destsize.write(n as i32);
+            }
+            n as c_int
+        }
+        Err(e) => err(e),
+    }
+}
+
+/// Decompress only block `nblock` of a VL-block chunk into a newly malloc()ed
+/// `*dest` (release it with `free`) of `*destsize` bytes. Returns the block
+/// size, or a negative error code (`BLOSC2_ERROR_INVALID_PARAM` when the chunk
+/// has regular blocks or `nblock` is out of range).
+///
+/// # Safety
+/// `context` is NULL or a live context; `src` has `srcsize` readable bytes;
+/// `dest` and `destsize` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
+    context: *mut blosc2_context,
+    src: *const c_void,
+    srcsize: i32,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    ffi_int!("blosc2_vldecompress_block_ctx", {
+        // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
+        let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
+            return err(Error::NullPointer);
+        };
+        c.with_kind(|k| {
+            let Kind::Decompress(d) = k else {
+                trace_error!("Context is not meant for decompression.  Giving up.");
+                return err(Error::InvalidParam);
+            };
+            if dest.is_null() || destsize.is_null() {
+                trace_error!("dest and destsize must not be NULL.");
+                return err(Error::InvalidParam);
+            }
+            let schunk = c.dparams.schunk;
+            // SAFETY: `schunk` is NULL or a live super-chunk; forwarded caller
+            // contract.
+            unsafe {
+                d.nchunk = super::context::current_nchunk(schunk);
+                block_with(d, schunk, src, srcsize, nblock, dest, destsize)
+            }
+        })
+    })
+}
+
+/// Decompress only block `nblock` of chunk `nchunk` of a super-chunk into a
+/// newly malloc()ed `*dest` (release it with `free`) of `*destsize` bytes.
+/// Returns the block size, or a negative error code.
+///
+/// # Safety
+/// `schunk` is NULL or a live super-chunk of this library; `dest` and
+/// `destsize` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
+    ffi_int!("blosc2_schunk_get_vlblock", {
+        if schunk.is_null() || dest.is_null() || destsize.is_null() {
+            trace_error!("schunk, dest, and destsize must not be NULL.");
+            return err(Error::InvalidParam);
+        }
+        let mut chunk: *mut u8 = ptr::null_mut();
+        let mut needs_free = false;
+        // SAFETY: a live super-chunk per the contract; the out pointers are locals.
+        let cbytes = unsafe {
+            super::schunk::blosc2_schunk_get_chunk(schunk, nchunk, &mut chunk, &mut needs_free)
+        };
+        if cbytes < 0 {
+            return cbytes;
+        }
+        if chunk.is_null() || cbytes == 0 {
+            trace_error!("Chunk {nchunk} is not initialized.");
+            return err(Error::InvalidParam);
+        }
+        // SAFETY: the super-chunk is live, so its dctx is NULL or a live context.
+        let dctx = unsafe { (*schunk).dctx };
+        // SAFETY: as above; NULL checked by as_ref.
+        // SAFETY: as above; NULL checked by as_ref.
+        let rc = match unsafe { dctx.cast::<Context>().as_ref() } {
+            Some(cx) => cx.with_kind(|k| match k {
+                // SAFETY: `chunk` holds `cbytes` bytes; the out pointers are
+                // writable per the contract.
+                Kind::Decompress(d) => unsafe {
+                    d.nchunk = nchunk;
+                    block_with(
+                        d,
+                        ptr::null_mut(),
+                        chunk.cast(),
+                        cbytes,
+                        nblock,
+                        dest,
+                        destsize,
+                    )
+                },
+                Kind::Compress(_) => err(Error::InvalidParam),
+            }),
+            None => err(Error::InvalidParam),
+        };
+        if needs_free {
+            // SAFETY: blosc2_schunk_get_chunk malloc()ed it for us to free.
+            unsafe { libc::free(chunk.cast()) };
+        }
+        rc
+    })
+}
