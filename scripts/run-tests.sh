@@ -5,6 +5,7 @@
 #   cargo-test    cargo test
 #   cargo-fmt     cargo fmt --check
 #   cargo-clippy  cargo clippy --all-targets -- -D warnings
+#   cargo-doc     the Rust API's docs build with -D warnings -D missing_docs
 #   fuzz-smoke    every fuzz target for 10 s on its committed corpus through
 #                 the stable runner (fuzz/smoke.sh; no cargo-fuzz needed)
 #   install       make install PREFIX=build/test-prefix (release build + files)
@@ -27,7 +28,7 @@ CARGO=${CARGO:-cargo}
 MAKE=${MAKE:-make}
 INTEROP_STRICT=${INTEROP_STRICT:-1}
 SHARED_DIR=${SHARED_DIR:-../shared}
-TEST_PARTS=${TEST_PARTS:-cargo-test cargo-fmt cargo-clippy fuzz-smoke install c-tests interop conformance}
+TEST_PARTS=${TEST_PARTS:-cargo-test cargo-fmt cargo-clippy cargo-doc fuzz-smoke install c-tests interop conformance}
 build=$root/build
 logs=$build/logs
 prefix=$build/test-prefix
@@ -75,6 +76,7 @@ simple_part() {
 simple_part cargo-test "$CARGO" test --workspace
 simple_part cargo-fmt "$CARGO" fmt --check
 simple_part cargo-clippy "$CARGO" clippy --workspace --all-targets -- -D warnings
+simple_part cargo-doc env RUSTDOCFLAGS="-D warnings -D missing_docs" "$CARGO" doc --no-deps -p blosc2-core
 simple_part fuzz-smoke env FUZZ_NO_LIBFUZZER=1 sh fuzz/smoke.sh "${FUZZ_SMOKE_SECONDS:-10}"
 
 installed=0

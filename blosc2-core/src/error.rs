@@ -1,13 +1,20 @@
-//! Error codes: one Rust enum mirroring upstream's `BLOSC2_ERROR_*` table, so
-//! every core failure maps to exactly the integer a C caller expects.
+//! Errors: [`ErrorKind`], one variant per upstream `BLOSC2_ERROR_*` code, so
+//! every failure maps to exactly the integer a C caller expects, and
+//! [`Error`], the kind plus what the error is about (a path, a parameter,
+//! an offset) and the I/O error behind it, for Rust callers.
 
 use std::ffi::CStr;
 use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
 
-/// A C-Blosc2 error. The discriminant is the upstream `BLOSC2_ERROR_*` code.
+/// What went wrong, as C-Blosc2 classifies it. The discriminant is the
+/// upstream `BLOSC2_ERROR_*` code ([`ErrorKind::code`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(i32)]
-pub enum Error {
+#[non_exhaustive]
+#[allow(missing_docs)] // each variant is named after its upstream code; `message` has the text
+pub enum ErrorKind {
     Failure = -1,
     Stream = -2,
     Data = -3,
@@ -47,57 +54,58 @@ pub enum Error {
     Lock = -37,
 }
 
-/// Result alias used throughout the core.
-pub type Result<T> = std::result::Result<T, Error>;
+/// The result of the engine modules, whose errors are bare kinds.
+#[doc(hidden)]
+pub type Result<T> = std::result::Result<T, ErrorKind>;
 
-const ALL: [Error; 37] = [
-    Error::Failure,
-    Error::Stream,
-    Error::Data,
-    Error::MemoryAlloc,
-    Error::ReadBuffer,
-    Error::WriteBuffer,
-    Error::CodecSupport,
-    Error::CodecParam,
-    Error::CodecDict,
-    Error::VersionSupport,
-    Error::InvalidHeader,
-    Error::InvalidParam,
-    Error::FileRead,
-    Error::FileWrite,
-    Error::FileOpen,
-    Error::NotFound,
-    Error::RunLength,
-    Error::FilterPipeline,
-    Error::ChunkInsert,
-    Error::ChunkAppend,
-    Error::ChunkUpdate,
-    Error::TwoGbLimit,
-    Error::SchunkCopy,
-    Error::FrameType,
-    Error::FileTruncate,
-    Error::ThreadCreate,
-    Error::Postfilter,
-    Error::FrameSpecial,
-    Error::SchunkSpecial,
-    Error::PluginIo,
-    Error::FileRemove,
-    Error::NullPointer,
-    Error::InvalidIndex,
-    Error::MetalayerNotFound,
-    Error::MaxBufsizeExceeded,
-    Error::Tuner,
-    Error::Lock,
+const ALL: [ErrorKind; 37] = [
+    ErrorKind::Failure,
+    ErrorKind::Stream,
+    ErrorKind::Data,
+    ErrorKind::MemoryAlloc,
+    ErrorKind::ReadBuffer,
+    ErrorKind::WriteBuffer,
+    ErrorKind::CodecSupport,
+    ErrorKind::CodecParam,
+    ErrorKind::CodecDict,
+    ErrorKind::VersionSupport,
+    ErrorKind::InvalidHeader,
+    ErrorKind::InvalidParam,
+    ErrorKind::FileRead,
+    ErrorKind::FileWrite,
+    ErrorKind::FileOpen,
+    ErrorKind::NotFound,
+    ErrorKind::RunLength,
+    ErrorKind::FilterPipeline,
+    ErrorKind::ChunkInsert,
+    ErrorKind::ChunkAppend,
+    ErrorKind::ChunkUpdate,
+    ErrorKind::TwoGbLimit,
+    ErrorKind::SchunkCopy,
+    ErrorKind::FrameType,
+    ErrorKind::FileTruncate,
+    ErrorKind::ThreadCreate,
+    ErrorKind::Postfilter,
+    ErrorKind::FrameSpecial,
+    ErrorKind::SchunkSpecial,
+    ErrorKind::PluginIo,
+    ErrorKind::FileRemove,
+    ErrorKind::NullPointer,
+    ErrorKind::InvalidIndex,
+    ErrorKind::MetalayerNotFound,
+    ErrorKind::MaxBufsizeExceeded,
+    ErrorKind::Tuner,
+    ErrorKind::Lock,
 ];
 
-impl Error {
+impl ErrorKind {
     /// The upstream integer code (always negative).
     pub fn code(self) -> i32 {
         self as i32
     }
 
     /// The error for an upstream code, if it is one.
-    pub fn from_code(code: i32) -> Option<Error> {
+    pub fn from_code(code: i32) -> Option<ErrorKind> {
         ALL.iter().copied().find(|e| e.code() == code)
     }
 
@@ -156,13 +164,229 @@ pub fn cmessage_for_code(code: i32) -> &'static CStr {
     }
 }
 
-impl fmt::Display for Error {
+impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({})", self.message(), self.code())
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for ErrorKind {}
+
+/// What an [`Error`] is about.
+#[derive(Debug)]
+struct Context {
+    path: Option<PathBuf>,
+    parameter: Option<&'static str>,
+    offset: Option<u64>,
+    detail: Option<String>,
+    source: Option<io::Error>,
+}
+
+/// An error of the Rust API: its [`ErrorKind`] (the C code), and, when
+/// known, the file, the parameter or the offset at fault, a detail message
+/// and the I/O error that caused it ([`std::error::Error::source`]).
+///
+/// ```
+/// use blosc2_core::{ErrorKind, Schunk};
+///
+/// let err = Schunk::open("no/such/file.b2frame").unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::FileOpen);
+/// assert_eq!(err.code(), -15);
+/// assert!(err.path().is_some());
+/// assert!(err.to_string().contains("no/such/file.b2frame"));
+/// ```
+pub struct Error {
+    kind: ErrorKind,
+    context: Option<Box<Context>>,
+}
+
+impl Error {
+    /// An error of this kind with no context.
+    pub fn new(kind: ErrorKind) -> Error {
+        Error {
+            kind,
+            context: None,
+        }
+    }
+
+    fn context_mut(&mut self) -> &mut Context {
+        self.context.get_or_insert_with(|| {
+            Box::new(Context {
+                path: None,
+                parameter: None,
+                offset: None,
+                detail: None,
+                source: None,
+            })
+        })
+    }
+
+    /// The same error, about this file or directory.
+    #[must_use]
+    pub fn with_path(mut self, path: impl AsRef<Path>) -> Error {
+        self.context_mut().path = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// The same error, about this parameter (its Rust name).
+    #[must_use]
+    pub fn with_parameter(mut self, name: &'static str) -> Error {
+        self.context_mut().parameter = Some(name);
+        self
+    }
+
+    /// The same error, at this byte offset (in a frame, a chunk, a file).
+    #[must_use]
+    pub fn with_offset(mut self, offset: u64) -> Error {
+        self.context_mut().offset = Some(offset);
+        self
+    }
+
+    /// The same error, with a message saying more than the kind does.
+    #[must_use]
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Error {
+        self.context_mut().detail = Some(detail.into());
+        self
+    }
+
+    /// The same error, caused by this I/O error.
+    #[must_use]
+    pub fn with_source(mut self, source: io::Error) -> Error {
+        self.context_mut().source = Some(source);
+        self
+    }
+
+    /// What went wrong, as C-Blosc2 classifies it.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The upstream `BLOSC2_ERROR_*` code (always negative).
+    pub fn code(&self) -> i32 {
+        self.kind.code()
+    }
+
+    /// The file or directory the error is about, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.context.as_ref()?.path.as_deref()
+    }
+
+    /// The parameter at fault, if any.
+    pub fn parameter(&self) -> Option<&'static str> {
+        self.context.as_ref()?.parameter
+    }
+
+    /// The byte offset at fault, if any.
+    pub fn offset(&self) -> Option<u64> {
+        self.context.as_ref()?.offset
+    }
+
+    /// The I/O error behind this one, if any.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        self.context.as_ref()?.source.as_ref()
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Error {
+        Error::new(kind)
+    }
+}
+
+impl From<Error> for ErrorKind {
+    fn from(e: Error) -> ErrorKind {
+        e.kind
+    }
+}
+
+impl PartialEq<ErrorKind> for Error {
+    fn eq(&self, kind: &ErrorKind) -> bool {
+        self.kind == *kind
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Error");
+        d.field("kind", &self.kind);
+        if let Some(c) = &self.context {
+            if let Some(p) = &c.path {
+                d.field("path", p);
+            }
+            if let Some(p) = c.parameter {
+                d.field("parameter", &p);
+            }
+            if let Some(o) = c.offset {
+                d.field("offset", &o);
+            }
+            if let Some(m) = &c.detail {
+                d.field("detail", m);
+            }
+            if let Some(s) = &c.source {
+                d.field("source", s);
+            }
+        }
+        d.finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.kind.message())?;
+        if let Some(c) = &self.context {
+            if let Some(m) = &c.detail {
+                write!(f, ": {m}")?;
+            }
+            if let Some(p) = c.parameter {
+                write!(f, " (parameter `{p}`)")?;
+            }
+            if let Some(p) = &c.path {
+                write!(f, " in '{}'", p.display())?;
+            }
+            if let Some(o) = c.offset {
+                write!(f, " at offset {o}")?;
+            }
+            if let Some(s) = &c.source {
+                write!(f, ": {s}")?;
+            }
+        }
+        write!(f, " ({})", self.kind.code())
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        let s = self.context.as_ref()?.source.as_ref()?;
+        Some(s)
+    }
+}
+
+impl From<io::Error> for Error {
+    /// Back from a `std::io` adapter: the [`Error`] it carried, or an
+    /// [`ErrorKind::Failure`] caused by the I/O error.
+    fn from(e: io::Error) -> Error {
+        if e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+            if let Some(inner) = e.into_inner() {
+                if let Ok(ours) = inner.downcast::<Error>() {
+                    return *ours;
+                }
+            }
+            return Error::new(ErrorKind::Failure);
+        }
+        Error::new(ErrorKind::Failure).with_source(e)
+    }
+}
+
+impl From<Error> for io::Error {
+    /// For `std::io::Read`/`Write` adapters: the I/O error behind it when
+    /// there is one, else an `io::Error` carrying this error.
+    fn from(e: Error) -> io::Error {
+        match e.context {
+            Some(c) if c.source.is_some() => c.source.expect("checked"),
+            _ => io::Error::other(e),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -171,12 +395,32 @@ mod tests {
     #[test]
     fn codes_round_trip() {
         for e in ALL {
-            assert_eq!(Error::from_code(e.code()), Some(e));
+            assert_eq!(ErrorKind::from_code(e.code()), Some(e));
             assert_ne!(e.message(), "Unknown error");
         }
-        assert_eq!(Error::from_code(-38), None);
+        assert_eq!(ErrorKind::from_code(-38), None);
         assert_eq!(message_for_code(1), "Unknown error");
         // upstream has no entry for success either
         assert_eq!(message_for_code(0), "Unknown error");
+    }
+
+    #[test]
+    fn errors_survive_a_trip_through_io() {
+        let e = Error::new(ErrorKind::Data).with_offset(42);
+        let io: io::Error = e.into();
+        let back = Error::from(io);
+        assert_eq!(back.kind(), ErrorKind::Data);
+        assert_eq!(back.offset(), Some(42));
+        let plain = Error::from(io::Error::from(io::ErrorKind::UnexpectedEof));
+        assert_eq!(plain.kind(), ErrorKind::Failure);
+        assert!(plain.io_error().is_some());
+        let shown = Error::new(ErrorKind::InvalidParam)
+            .with_parameter("clevel")
+            .with_detail("10 is not between 0 and 9")
+            .to_string();
+        assert_eq!(
+            shown,
+            "Invalid parameter supplied to function: 10 is not between 0 and 9 (parameter `clevel`) (-12)"
+        );
     }
 }

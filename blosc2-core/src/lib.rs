@@ -1,26 +1,113 @@
-//! # blosc2: C-Blosc2 in Rust
+//! # blosc2-core: C-Blosc2 in safe Rust
 //!
-//! A safe Rust core implementing the Blosc2 chunk format (and, later, super-chunks,
-//! frames and b2nd arrays), plus a thin C-ABI layer in [`capi`] that makes the
-//! crate a drop-in replacement for upstream `libblosc2.so.9`.
+//! Blosc2 compresses binary data, typed arrays above all, by cutting it
+//! into blocks, rearranging the bytes of each block with filters (byte and
+//! bit shuffle, delta, ...) and compressing it with a fast codec (BloscLZ,
+//! LZ4, LZ4HC, zlib, Zstd), on several threads. This crate reads and writes
+//! exactly the formats of C-Blosc2 2.x and 3.x: chunks, super-chunks in
+//! contiguous frames (`.b2frame`) and sparse frames (directories), and b2nd
+//! n-dimensional arrays, so files move freely between Rust, C and
+//! python-blosc2. It holds no C symbols: it can live in one process with a
+//! C `libblosc2`.
 //!
-//! The core never touches raw pointers: it takes slices and plain config
-//! structs and returns [`Result`]. Only `capi` and the SIMD kernels use `unsafe`.
+//! ## Quick start
+//!
+//! ```
+//! use blosc2_core::{CParams, Codec, Filter, NdArray, Schunk};
+//!
+//! // One chunk: compress a slice, get it back.
+//! let data: Vec<f64> = (0..100_000).map(|i| (i as f64).sin()).collect();
+//! let chunk = blosc2_core::compress(&data)?;
+//! let back: Vec<f64> = blosc2_core::decompress(&chunk)?;
+//! assert_eq!(back, data);
+//!
+//! // Settings: codec, level, filters, threads.
+//! let params = CParams::new().codec(Codec::Zstd).clevel(9).filters(&[Filter::BitShuffle]).nthreads(2);
+//! let smaller = blosc2_core::compress_with(&data, &params)?;
+//! assert!(smaller.len() < chunk.len());
+//!
+//! // Many chunks: a super-chunk (here in memory; `Schunk::create(path, ..)`
+//! // writes a frame file).
+//! let mut sc = Schunk::new(&params.clone().typesize(8))?;
+//! for piece in data.chunks(10_000) {
+//!     sc.append(piece)?;
+//! }
+//! assert_eq!(sc.slice::<f64>(9_999..10_001)?, data[9_999..10_001]);
+//!
+//! // An n-dimensional array, read by boxes.
+//! let a = NdArray::builder(&[100, 1000]).chunks(&[10, 1000]).blocks(&[5, 200]).from_slice(&data)?;
+//! let row: Vec<f64> = a.slice(&[42..43, 0..1000])?;
+//! assert_eq!(row, data[42_000..43_000]);
+//! # Ok::<(), blosc2_core::Error>(())
+//! ```
+//!
+//! ## What is where
+//!
+//! - [`compress`], [`decompress`] and their variants: one chunk.
+//! - [`CParams`], with [`Codec`], [`Filter`] and [`SplitMode`]: settings.
+//! - [`Schunk`]: super-chunks in memory, frame files and sparse frames,
+//!   with metalayers, [`Chunks`] iterators and `std::io` [`Reader`] and
+//!   [`Writer`] adapters.
+//! - [`NdArray`]: b2nd arrays.
+//! - [`Error`]: what failed ([`ErrorKind`], the C-Blosc2 error code) and
+//!   about what (file, parameter, offset, I/O error).
+//!
+//! Item types are [`bytemuck::Pod`] types (the primitives, or your own
+//! `#[repr(C)]` structs); arrays also record a NumPy dtype ([`Element`]).
+//!
+//! ## The engine
+//!
+//! The modules below the typed API (`chunk`, `codecs`, `filters`, `frame`,
+//! `schunk`, `b2nd`, `io`, ...) are public for `libblosc2-rs-sys`, the
+//! crate that builds the C library on this one, and for the fuzzers. They
+//! are hidden from these docs and follow the C API's shapes; their
+//! interfaces may change in any release.
+//!
+//! ## Safety
+//!
+//! The core has no `unsafe` outside its SIMD kernels (runtime-detected,
+//! each tested against a scalar fallback). Every parser checks lengths and
+//! offsets; damaged input gives an [`Error`], never a panic.
 
 #![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
 
+mod api;
 pub mod error;
-pub use error::{Error, Result};
 
+pub use api::bulk::{
+    chunk_nbytes, compress, compress_bytes, compress_with, decompress, decompress_bytes,
+};
+pub use api::element::Element;
+pub use api::ndarray::{NdArray, NdArrayBuilder};
+pub use api::params::{CParams, Codec, Filter, SplitMode};
+pub use api::schunk::{Chunks, Reader, Schunk, Writer};
+pub use bytemuck;
+pub use error::{Error, ErrorKind};
+
+/// The result of the typed API.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[doc(hidden)]
 pub mod chunk;
+#[doc(hidden)]
 pub mod codecs;
+#[doc(hidden)]
 pub mod filters;
+#[doc(hidden)]
 pub mod pool;
+#[doc(hidden)]
 pub mod registry;
 
+#[doc(hidden)]
 pub mod b2nd;
+#[doc(hidden)]
 pub mod frame;
+#[doc(hidden)]
 pub mod io;
+#[doc(hidden)]
 pub mod metalayers;
+#[doc(hidden)]
 pub mod schunk;
+#[doc(hidden)]
 pub mod trace;

@@ -6,7 +6,7 @@
 //! values. Offsets count from the start of the enclosing header or trailer,
 //! which is why encoding and parsing take the section's position in it.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use rmp::Marker;
 
 /// Upstream's `BLOSC2_MAX_METALAYERS`: also the most vlmetalayers it writes.
@@ -27,7 +27,7 @@ pub struct Metalayer {
 /// Check a metalayer name the way upstream does before storing it.
 pub fn check_name(name: &str) -> Result<()> {
     if name.len() > NAME_MAXLEN || name.contains('\0') {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     Ok(())
 }
@@ -40,13 +40,13 @@ pub fn find(list: &[Metalayer], name: &str) -> Option<usize> {
 fn be_u16(n: usize) -> Result<[u8; 2]> {
     u16::try_from(n)
         .map(|v| v.to_be_bytes())
-        .map_err(|_| Error::InvalidParam)
+        .map_err(|_| ErrorKind::InvalidParam)
 }
 
 fn be_i32(n: usize) -> Result<[u8; 4]> {
     i32::try_from(n)
         .map(|v| v.to_be_bytes())
-        .map_err(|_| Error::TwoGbLimit)
+        .map_err(|_| ErrorKind::TwoGbLimit)
 }
 
 /// Append the section for `metas` to `out`, which already holds the bytes of
@@ -55,9 +55,9 @@ fn be_i32(n: usize) -> Result<[u8; 4]> {
 /// marker in headers and after it in trailers).
 pub fn encode_section(out: &mut Vec<u8>, metas: &[Metalayer], size_base: usize) -> Result<()> {
     if metas.len() > MAX_METALAYERS {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
-    rmp::encode::write_array_len(out, 3).map_err(|_| Error::Failure)?;
+    rmp::encode::write_array_len(out, 3).map_err(|_| ErrorKind::Failure)?;
     let size_at = out.len() + 1;
     out.push(Marker::U16.to_u8());
     out.extend_from_slice(&[0, 0]);
@@ -66,12 +66,12 @@ pub fn encode_section(out: &mut Vec<u8>, metas: &[Metalayer], size_base: usize) 
     let mut offset_slots = Vec::with_capacity(metas.len());
     for m in metas {
         check_name(&m.name)?;
-        rmp::encode::write_str(out, &m.name).map_err(|_| Error::Failure)?;
+        rmp::encode::write_str(out, &m.name).map_err(|_| ErrorKind::Failure)?;
         out.push(Marker::I32.to_u8());
         offset_slots.push(out.len());
         out.extend_from_slice(&[0; 4]);
     }
-    let idx_size = out.len().checked_sub(size_base).ok_or(Error::Failure)?;
+    let idx_size = out.len().checked_sub(size_base).ok_or(ErrorKind::Failure)?;
     out[size_at..size_at + 2].copy_from_slice(&be_u16(idx_size)?);
     out.push(Marker::Array16.to_u8());
     out.extend_from_slice(&be_u16(metas.len())?);
@@ -93,8 +93,8 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.pos.checked_add(n).ok_or(Error::ReadBuffer)?;
-        let s = self.buf.get(self.pos..end).ok_or(Error::ReadBuffer)?;
+        let end = self.pos.checked_add(n).ok_or(ErrorKind::ReadBuffer)?;
+        let s = self.buf.get(self.pos..end).ok_or(ErrorKind::ReadBuffer)?;
         self.pos = end;
         Ok(s)
     }
@@ -119,41 +119,41 @@ pub fn parse_section(buf: &[u8], start: usize, max: usize) -> Result<Vec<Metalay
     // The 3-array marker and the index size are not needed to find anything.
     c.take(1)?;
     if c.byte()? != Marker::U16.to_u8() {
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     }
     c.u16()?;
     if c.byte()? != Marker::Map16.to_u8() {
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     }
     let n = c.u16()? as usize;
     if n > max {
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     }
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let m = c.byte()?;
         if m & 0xe0 != 0xa0 {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let name = c.take((m & 0x1f) as usize)?;
         let name = String::from_utf8_lossy(name).into_owned();
         if c.byte()? != Marker::I32.to_u8() {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let off = c.i32()?;
         if off < 0 || off as usize >= buf.len() {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let mut v = Cursor {
             buf,
             pos: off as usize,
         };
         if v.byte()? != Marker::Bin32.to_u8() {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let len = v.i32()?;
         if len < 0 {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let content = v.take(len as usize)?.to_vec();
         out.push(Metalayer { name, content });

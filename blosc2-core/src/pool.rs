@@ -6,7 +6,7 @@
 //! A host may run the workers on threads of its own instead (upstream's
 //! `blosc2_set_threads_callback`): see [`set_runner`].
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -58,7 +58,7 @@ impl Pool {
                     .ok()
             })
             .as_ref()
-            .ok_or(Error::ThreadCreate)
+            .ok_or(ErrorKind::ThreadCreate)
     }
 
     /// The pool in `slot`, (re)built when missing, sized differently, or
@@ -93,8 +93,8 @@ impl Pool {
         let next = AtomicUsize::new(0);
         let failed = AtomicUsize::new(0);
         let collected: Mutex<Vec<(usize, T)>> = Mutex::new(Vec::with_capacity(n));
-        let first_err: Mutex<Option<(usize, Error)>> = Mutex::new(None);
-        let fail = |j: usize, e: Error| {
+        let first_err: Mutex<Option<(usize, ErrorKind)>> = Mutex::new(None);
+        let fail = |j: usize, e: ErrorKind| {
             failed.store(1, Ordering::Relaxed);
             let mut fe = first_err.lock().unwrap_or_else(|p| p.into_inner());
             if fe.as_ref().is_none_or(|(k, _)| j < *k) {
@@ -136,7 +136,7 @@ impl Pool {
                     };
                     let run = std::panic::AssertUnwindSafe(|| work(&mut slot));
                     if std::panic::catch_unwind(run).is_err() {
-                        fail(usize::MAX, Error::Failure);
+                        fail(usize::MAX, ErrorKind::Failure);
                     }
                 };
                 r.run(slots.len(), &job);
@@ -169,7 +169,7 @@ impl Pool {
         let mut v = collected.into_inner().unwrap_or_else(|p| p.into_inner());
         if v.len() != n {
             // blocks lost to a job that panicked
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
         v.sort_unstable_by_key(|(j, _)| *j);
         Ok(v.into_iter().map(|(_, t)| t).collect())

@@ -6,7 +6,7 @@
 //! not registered is an error.
 
 use crate::chunk::params::CParams;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::metalayers::Metalayer;
 use std::sync::{Arc, RwLock};
 
@@ -113,18 +113,18 @@ pub const USER_REGISTERED_START: u8 = 160;
 /// accepted only if it is the same plugin name (upstream's idempotence).
 pub fn register_codec(entry: CodecEntry) -> Result<()> {
     if entry.id < USER_REGISTERED_START {
-        return Err(Error::CodecParam);
+        return Err(ErrorKind::CodecParam);
     }
     let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
     if let Some(existing) = codecs.iter().find(|c| c.id == entry.id) {
         return if existing.name == entry.name {
             Ok(())
         } else {
-            Err(Error::CodecParam)
+            Err(ErrorKind::CodecParam)
         };
     }
     if codecs.len() >= MAX_USER_CODECS {
-        return Err(Error::CodecSupport);
+        return Err(ErrorKind::CodecSupport);
     }
     codecs.push(entry);
     Ok(())
@@ -133,18 +133,18 @@ pub fn register_codec(entry: CodecEntry) -> Result<()> {
 /// Register a user filter (same rules as codecs).
 pub fn register_filter(entry: FilterEntry) -> Result<()> {
     if entry.id < USER_REGISTERED_START {
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let mut filters = FILTERS.write().unwrap_or_else(|e| e.into_inner());
     if let Some(existing) = filters.iter().find(|f| f.id == entry.id) {
         return if existing.name == entry.name {
             Ok(())
         } else {
-            Err(Error::Failure)
+            Err(ErrorKind::Failure)
         };
     }
     if filters.len() >= MAX_USER_FILTERS {
-        return Err(Error::CodecSupport);
+        return Err(ErrorKind::CodecSupport);
     }
     filters.push(entry);
     Ok(())

@@ -10,7 +10,7 @@
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::special::make_special;
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor, Special, SplitMode};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::frame::header::{self as fh, FrameHeader};
 use crate::frame::{self, cframe, index, sframe, SliceSource, StreamSource};
 use crate::io::{Backend, Mode, Stream};
@@ -218,8 +218,8 @@ fn special_kind(chunk: &[u8]) -> Result<Special> {
     Ok(Special::from_bits(h.special_bits()).unwrap_or(Special::None))
 }
 
-fn io_code(_e: std::io::Error) -> Error {
-    Error::FileWrite
+fn io_code(_e: std::io::Error) -> ErrorKind {
+    ErrorKind::FileWrite
 }
 
 impl SuperChunk {
@@ -284,7 +284,7 @@ impl SuperChunk {
 
     /// Forget the cached read stream when `path` now names another file.
     fn drop_replaced_reader(&self, path: &Path) -> Result<()> {
-        let mut g = self.reader.lock().map_err(|_| Error::Failure)?;
+        let mut g = self.reader.lock().map_err(|_| ErrorKind::Failure)?;
         if let Some(s) = g.as_mut() {
             let (now, open) = (self.io.identity(path), s.identity());
             if now.is_some() && open.is_some() && now != open {
@@ -404,7 +404,7 @@ impl SuperChunk {
         }
         let reloaded = match self.take_lock(false) {
             Ok(r) => r,
-            Err(Error::Lock) => return Err(Error::Lock),
+            Err(ErrorKind::Lock) => return Err(ErrorKind::Lock),
             Err(_) => false,
         };
         Ok(self.catch_up().unwrap_or(false) || reloaded)
@@ -435,7 +435,7 @@ impl SuperChunk {
             && fresh.vlmetalayers == self.vlmetalayers
             && fresh.frame_len().ok() == self.frame_len().ok();
         // the file may have been replaced: read through a new stream
-        *self.reader.lock().map_err(|_| Error::Failure)? = None;
+        *self.reader.lock().map_err(|_| ErrorKind::Failure)? = None;
         if same {
             self.seen = fresh.seen;
             return Ok(false);
@@ -567,7 +567,7 @@ impl SuperChunk {
             (None, true) => Backing::MemFrame,
             (Some(p), true) => {
                 if p.exists() {
-                    return Err(Error::FileOpen);
+                    return Err(ErrorKind::FileOpen);
                 }
                 Backing::File {
                     path: p.clone(),
@@ -578,7 +578,7 @@ impl SuperChunk {
                 }
             }
             (Some(p), false) => {
-                std::fs::create_dir(p).map_err(|_| Error::FileOpen)?;
+                std::fs::create_dir(p).map_err(|_| ErrorKind::FileOpen)?;
                 Backing::Dir { path: p.clone() }
             }
         };
@@ -664,7 +664,7 @@ impl SuperChunk {
                     let c = frame::read_chunk(&mut SliceSource(buf), data_start, h.cbytes, off)?;
                     let nb = ChunkHeader::read(&c)?.nbytes;
                     if nominal >= 0 && nb != nominal {
-                        return Err(Error::InvalidHeader);
+                        return Err(ErrorKind::InvalidHeader);
                     }
                     (Slot::Data(c), nb)
                 }
@@ -684,7 +684,7 @@ impl SuperChunk {
             nbytes += sc.entries[i].nbytes as i64;
         }
         if nbytes != h.nbytes {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if copy {
             sc.cbytes = cbytes;
@@ -697,10 +697,10 @@ impl SuperChunk {
 
     /// Open a frame file at `offset`, or a sparse frame directory.
     pub fn open(path: &Path, offset: u64, io: Arc<dyn Backend>) -> Result<SuperChunk> {
-        let meta = std::fs::metadata(path).map_err(|_| Error::FileOpen)?;
+        let meta = std::fs::metadata(path).map_err(|_| ErrorKind::FileOpen)?;
         if meta.is_dir() {
             if offset != 0 {
-                return Err(Error::InvalidParam);
+                return Err(ErrorKind::InvalidParam);
             }
             let mut s = io.open(&sframe::index_path(path), Mode::Read)?;
             let info = frame::read_info(
@@ -737,7 +737,7 @@ impl SuperChunk {
             dead_tail: info.header.frame_len - info.header.header_len as i64 - info.header.cbytes,
         };
         let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
-        *sc.reader.lock().map_err(|_| Error::Failure)? = Some(s);
+        *sc.reader.lock().map_err(|_| ErrorKind::Failure)? = Some(s);
         sc.fill_entries(&info, Slot::Disk)?;
         sc.read_flags2()?;
         sc.seen = sc.disk_mark()?;
@@ -770,7 +770,7 @@ impl SuperChunk {
             self.resolve_special_sizes(h.nbytes)?;
             let sum: i64 = self.entries.iter().map(|e| e.nbytes as i64).sum();
             if sum != h.nbytes {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
         }
         Ok(())
@@ -788,7 +788,7 @@ impl SuperChunk {
             return Ok(());
         }
         if unknown.len() > 1 {
-            return Err(Error::FrameSpecial);
+            return Err(ErrorKind::FrameSpecial);
         }
         let known: i64 = self
             .entries
@@ -798,7 +798,7 @@ impl SuperChunk {
             .sum();
         let left = total - known;
         if left < 0 || left > i32::MAX as i64 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         self.entries[unknown[0]].nbytes = left as i32;
         Ok(())
@@ -875,29 +875,29 @@ impl SuperChunk {
     /// A chunk number in range (the reference's code otherwise).
     fn check_index(&self, n: i64) -> Result<usize> {
         if n < 0 || n >= self.nchunks() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         Ok(n as usize)
     }
 
     fn special_chunk(&self, e: &Entry) -> Result<Vec<u8>> {
         let Slot::Special(kind) = e.slot else {
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         };
         self.special_bytes(kind, e.nbytes)
     }
 
     fn with_reader<T>(&self, f: impl FnOnce(&mut dyn Stream) -> Result<T>) -> Result<T> {
         let Backing::File { path, .. } = &self.backing else {
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         };
-        let mut g = self.reader.lock().map_err(|_| Error::Failure)?;
+        let mut g = self.reader.lock().map_err(|_| ErrorKind::Failure)?;
         if g.is_none() {
             *g = Some(self.io.open(path, Mode::Read)?);
         }
         match g.as_mut() {
             Some(s) => f(s.as_mut()),
-            None => Err(Error::FileOpen),
+            None => Err(ErrorKind::FileOpen),
         }
     }
 
@@ -929,17 +929,17 @@ impl SuperChunk {
                 // a missing or short chunk file is a failed read, as in
                 // the reference
                 if size < EXTENDED_HEADER_LENGTH as u64 || size > i32::MAX as u64 {
-                    return Err(Error::FileRead);
+                    return Err(ErrorKind::FileRead);
                 }
                 let mut v = crate::io::read_vec(s.as_mut(), 0, size as usize)?;
                 let cb = ChunkHeader::read(&v)?.cbytes as usize;
                 if cb > v.len() {
-                    return Err(Error::FileRead);
+                    return Err(ErrorKind::FileRead);
                 }
                 v.truncate(cb);
                 Ok(Cow::Owned(v))
             }
-            _ => Err(Error::Failure),
+            _ => Err(ErrorKind::Failure),
         }
     }
 
@@ -956,14 +956,14 @@ impl SuperChunk {
                     .checked_add(*header_len)
                     .and_then(|v| v.checked_add(*off))
                     .and_then(|v| v.checked_add(pos as i64))
-                    .ok_or(Error::ReadBuffer)?;
+                    .ok_or(ErrorKind::ReadBuffer)?;
                 self.with_reader(|s| s.read_exact_at(at as u64, buf))
             }
             (Slot::File(id), Backing::Dir { path, .. }) => {
                 let mut s = self.io.open(&sframe::chunk_path(path, *id), Mode::Read)?;
                 s.read_exact_at(pos as u64, buf)
             }
-            _ => Err(Error::Failure),
+            _ => Err(ErrorKind::Failure),
         }
     }
 
@@ -1003,13 +1003,13 @@ impl SuperChunk {
             (&self.entries[i].slot, &self.backing)
         {
             if off.checked_add(cb as i64).is_none_or(|e| e > *data_len) {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
         }
         let bs = h.blocksize as usize;
         let idx_end = ext + nblocks * 4;
         if idx_end > cb {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if buf.len() < cb {
             buf.resize(cb, 0);
@@ -1051,9 +1051,10 @@ impl SuperChunk {
     pub fn lazy_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.check_index(n)?;
         let (nchunk, offset) = match (&self.entries[i].slot, &self.backing) {
-            (Slot::Disk(off), Backing::File { header_len, .. }) => {
-                (n as i32, header_len.checked_add(*off).ok_or(Error::Data)?)
-            }
+            (Slot::Disk(off), Backing::File { header_len, .. }) => (
+                n as i32,
+                header_len.checked_add(*off).ok_or(ErrorKind::Data)?,
+            ),
             (Slot::File(id), Backing::Dir { .. }) => (*id as i32, *id),
             _ => return self.chunk(n),
         };
@@ -1090,7 +1091,7 @@ impl SuperChunk {
                     let pos = (*base as i64)
                         .checked_add(plan.offset)
                         .and_then(|v| v.checked_add(at as i64))
-                        .ok_or(Error::ReadBuffer)?;
+                        .ok_or(ErrorKind::ReadBuffer)?;
                     self.with_reader(|s| s.read_exact_at(pos as u64, buf))
                 }
                 Backing::Dir { path } => {
@@ -1100,7 +1101,7 @@ impl SuperChunk {
                     s.read_exact_at(at as u64, buf)
                 }
                 // lazy chunks only come from frames on disk
-                _ => Err(Error::InvalidParam),
+                _ => Err(ErrorKind::InvalidParam),
             }
         };
         for (a, b) in plan.extents() {
@@ -1114,7 +1115,7 @@ impl SuperChunk {
         let c = self.chunk(n)?;
         let nb = ChunkHeader::read(&c)?.nbytes;
         if (dest.len() as i64) < nb as i64 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         self.with_decompressor(n, &mut |d| d.decompress(&c, dest))
     }
@@ -1209,13 +1210,13 @@ impl SuperChunk {
     /// Check `chunk` and work out its sizes and whether it goes in as a
     /// special offset (decided again by [`Self::settle_chunksize`]). `err`
     /// is the code of the operation for chunks that do not fit.
-    fn admit(&self, chunk: &[u8], err: Error) -> Result<(i32, i32, bool)> {
+    fn admit(&self, chunk: &[u8], err: ErrorKind) -> Result<(i32, i32, bool)> {
         let h = ChunkHeader::read(chunk)?;
         if h.cbytes as usize > chunk.len() {
-            return Err(Error::ReadBuffer);
+            return Err(ErrorKind::ReadBuffer);
         }
         // regular and VL-block chunks never mix in one super-chunk
-        let others = self.entries.len() > usize::from(err == Error::ChunkUpdate);
+        let others = self.entries.len() > usize::from(err == ErrorKind::ChunkUpdate);
         if others && (h.blosc2_flags2 & VL_BLOCKS_FLAG != 0) != (self.flags2 & VL_BLOCKS_FLAG != 0)
         {
             return Err(err);
@@ -1375,7 +1376,7 @@ impl SuperChunk {
 
     /// Append a compressed chunk; returns the new number of chunks.
     fn append_chunk_inner(&mut self, chunk: &[u8]) -> Result<i64> {
-        let (nb, _, special) = self.admit(chunk, Error::ChunkAppend)?;
+        let (nb, _, special) = self.admit(chunk, ErrorKind::ChunkAppend)?;
         let n = self.entries.len();
         let keep = self.settle_chunksize(n, nb, false)?;
         let chunk = self.as_stored(chunk, special, keep)?;
@@ -1415,7 +1416,7 @@ impl SuperChunk {
         if n == 0 {
             // cannot happen with room for a memcpyed chunk, unless a
             // supplied context writes another header
-            return Err(Error::WriteBuffer);
+            return Err(ErrorKind::WriteBuffer);
         }
         out.truncate(n);
         Ok(out)
@@ -1429,12 +1430,12 @@ impl SuperChunk {
     /// Insert a chunk at position `n`; returns the new number of chunks.
     fn insert_chunk_inner(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         if n < 0 || n > self.nchunks() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if n == self.nchunks() {
             return self.append_chunk_inner(chunk);
         }
-        let (nb, _, special) = self.admit(chunk, Error::ChunkInsert)?;
+        let (nb, _, special) = self.admit(chunk, ErrorKind::ChunkInsert)?;
         let keep = self.settle_chunksize(n as usize, nb, false)?;
         let chunk = self.as_stored(chunk, special, keep)?;
         let chunk = &chunk[..];
@@ -1459,7 +1460,7 @@ impl SuperChunk {
     /// Replace chunk `n`; returns the number of chunks.
     fn update_chunk_inner(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         let i = self.check_index(n)?;
-        let (nb, _, special) = self.admit(chunk, Error::ChunkUpdate)?;
+        let (nb, _, special) = self.admit(chunk, ErrorKind::ChunkUpdate)?;
         let keep = self.settle_chunksize(i, nb, true)?;
         let chunk = self.as_stored(chunk, special, keep)?;
         let chunk = &chunk[..];
@@ -1516,12 +1517,12 @@ impl SuperChunk {
     fn reorder_inner(&mut self, order: &[i64]) -> Result<()> {
         let n = self.entries.len();
         if order.len() < n {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let mut seen = vec![false; n];
         for &o in &order[..n] {
             if o < 0 || o as usize >= n || seen[o as usize] {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
             seen[o as usize] = true;
         }
@@ -1558,23 +1559,23 @@ impl SuperChunk {
         }
         let ts = self.cparams.typesize as i64;
         if nitems < 0 || chunksize <= 0 || ts <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if self.nbytes > 0 || self.cbytes > 0 {
-            return Err(Error::FrameSpecial);
+            return Err(ErrorKind::FrameSpecial);
         }
         if !matches!(kind, Special::Zero | Special::Nan | Special::Uninit) {
-            return Err(Error::SchunkSpecial);
+            return Err(ErrorKind::SchunkSpecial);
         }
         let items = chunksize as i64 / ts;
         if items <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let full = nitems / items;
         let left = nitems % items;
         let total = full + i64::from(left != 0);
         if total > (i32::MAX as i64) / 8 || nitems > i64::MAX / ts {
-            return Err(Error::SchunkSpecial);
+            return Err(ErrorKind::SchunkSpecial);
         }
         let p = CParams {
             blocksize: self.blocksize,
@@ -1615,13 +1616,13 @@ impl SuperChunk {
 
     fn slice_geometry(&self, start: i64, stop: i64, len: usize) -> Result<(i64, i64)> {
         let ts = self.cparams.typesize as i64;
-        let bstart = start.checked_mul(ts).ok_or(Error::InvalidParam)?;
-        let bstop = stop.checked_mul(ts).ok_or(Error::InvalidParam)?;
+        let bstart = start.checked_mul(ts).ok_or(ErrorKind::InvalidParam)?;
+        let bstop = stop.checked_mul(ts).ok_or(ErrorKind::InvalidParam)?;
         if start < 0 || stop < start || bstop > self.nbytes {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if ((bstop - bstart) as u64) > len as u64 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         Ok((bstart, bstop))
     }
@@ -1651,14 +1652,17 @@ impl SuperChunk {
                 starts[..self.entries.len()].partition_point(|&s| s <= pos) as i64 - 1
             }
         };
-        let e = self.entries.get(n as usize).ok_or(Error::InvalidIndex)?;
+        let e = self
+            .entries
+            .get(n as usize)
+            .ok_or(ErrorKind::InvalidIndex)?;
         let start = match map {
             ChunkMap::Fixed(cs) => n * cs,
             ChunkMap::Variable(starts) => starts[n as usize],
         };
         let in_chunk = pos - start;
         if in_chunk < 0 || in_chunk >= e.nbytes as i64 {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         Ok((n, in_chunk))
     }
@@ -1678,11 +1682,11 @@ impl SuperChunk {
             let e_nb = self
                 .entries
                 .get(n as usize)
-                .ok_or(Error::InvalidIndex)?
+                .ok_or(ErrorKind::InvalidIndex)?
                 .nbytes as i64;
             let take = (bstop - pos).min(e_nb - in_chunk);
             if take <= 0 {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
             // the pieces follow each other from the start of `dest`
             let (out, tail) = std::mem::take(&mut rest).split_at_mut(take as usize);
@@ -1748,7 +1752,7 @@ impl SuperChunk {
             // a chunk shorter than the frame says would leave bytes of the
             // slice unwritten
             if self.decompress_chunk(*n, out)? != out.len() {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
             Ok(())
         })
@@ -1810,11 +1814,11 @@ impl SuperChunk {
             let e_nb = self
                 .entries
                 .get(n as usize)
-                .ok_or(Error::InvalidIndex)?
+                .ok_or(ErrorKind::InvalidIndex)?
                 .nbytes as i64;
             let take = (bstop - pos).min(e_nb - in_chunk);
             if take <= 0 {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
             let part = &src[(pos - bstart) as usize..(pos - bstart + take) as usize];
             parts.push((n, e_nb, in_chunk, part));
@@ -1840,10 +1844,10 @@ impl SuperChunk {
     pub fn get_sparse(&self, coords: &[i64], dest: &mut [u8]) -> Result<()> {
         let ts = self.cparams.typesize.max(1) as usize;
         if dest.len() / ts < coords.len() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         for (i, &c) in coords.iter().enumerate() {
-            let stop = c.checked_add(1).ok_or(Error::InvalidParam)?;
+            let stop = c.checked_add(1).ok_or(ErrorKind::InvalidParam)?;
             self.get_slice(c, stop, &mut dest[i * ts..(i + 1) * ts])?;
         }
         Ok(())
@@ -1856,10 +1860,10 @@ impl SuperChunk {
         }
         let ts = self.cparams.typesize as i64;
         if start < 0 || stop < start {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
-        let bstart = start.checked_mul(ts).ok_or(Error::InvalidParam)?;
-        let bstop = stop.checked_mul(ts).ok_or(Error::InvalidParam)?;
+        let bstart = start.checked_mul(ts).ok_or(ErrorKind::InvalidParam)?;
+        let bstop = stop.checked_mul(ts).ok_or(ErrorKind::InvalidParam)?;
         let (first, last) = match self.chunk_map() {
             ChunkMap::Fixed(cs) => (bstart / cs, bstop / cs + i64::from(bstop % cs != 0)),
             ChunkMap::Variable(starts) => {
@@ -1882,12 +1886,12 @@ impl SuperChunk {
         if metalayers::find(&self.metalayers, name).is_some()
             || self.metalayers.len() >= MAX_METALAYERS
         {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         // the header of a frame cannot grow once chunk data follows it
         // (the reference refuses too)
         if self.is_frame() && self.cbytes > 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         self.metalayers.push(Metalayer {
             name: name.into(),
@@ -1910,7 +1914,7 @@ impl SuperChunk {
     /// reference: a longer content is silently ignored).
     fn meta_update_inner(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         metalayers::check_name(name)?;
-        let i = metalayers::find(&self.metalayers, name).ok_or(Error::NotFound)?;
+        let i = metalayers::find(&self.metalayers, name).ok_or(ErrorKind::NotFound)?;
         if content.len() > self.metalayers[i].content.len() {
             return Ok(i);
         }
@@ -1940,7 +1944,7 @@ impl SuperChunk {
         if metalayers::find(&self.vlmetalayers, name).is_some()
             || self.vlmetalayers.len() >= MAX_METALAYERS
         {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let c = compress_vlmeta(content, cparams)?;
         self.vlmetalayers.push(Metalayer {
@@ -1970,7 +1974,7 @@ impl SuperChunk {
         cparams: Option<&CParams>,
     ) -> Result<usize> {
         metalayers::check_name(name)?;
-        let i = metalayers::find(&self.vlmetalayers, name).ok_or(Error::NotFound)?;
+        let i = metalayers::find(&self.vlmetalayers, name).ok_or(ErrorKind::NotFound)?;
         let c = compress_vlmeta(content, cparams)?;
         let old = std::mem::replace(&mut self.vlmetalayers[i].content, c);
         if let Err(e) = self.flush() {
@@ -1983,16 +1987,16 @@ impl SuperChunk {
     /// Decompressed content of a variable-length metalayer.
     pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
         metalayers::check_name(name)?;
-        let i = metalayers::find(&self.vlmetalayers, name).ok_or(Error::NotFound)?;
+        let i = metalayers::find(&self.vlmetalayers, name).ok_or(ErrorKind::NotFound)?;
         let c = &self.vlmetalayers[i].content;
         let h = ChunkHeader::read(c)?;
         if h.cbytes as usize != c.len() || h.nbytes < 0 {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let mut out = vec![0u8; h.nbytes as usize];
         let mut d = Decompressor::new(self.dparams.clone());
         if d.decompress(c, &mut out)? != out.len() {
-            return Err(Error::ReadBuffer);
+            return Err(ErrorKind::ReadBuffer);
         }
         Ok(out)
     }
@@ -2005,7 +2009,7 @@ impl SuperChunk {
     /// Delete a variable-length metalayer; returns how many are left.
     fn vlmeta_delete_inner(&mut self, name: &str) -> Result<usize> {
         metalayers::check_name(name)?;
-        let i = metalayers::find(&self.vlmetalayers, name).ok_or(Error::NotFound)?;
+        let i = metalayers::find(&self.vlmetalayers, name).ok_or(ErrorKind::NotFound)?;
         self.vlmetalayers.remove(i);
         self.flush()?;
         Ok(self.vlmetalayers.len())
@@ -2126,7 +2130,7 @@ impl SuperChunk {
             .map(|e| match e.slot {
                 Slot::Special(k) => Ok(index::special_offset(k)),
                 Slot::Disk(o) | Slot::File(o) => Ok(o),
-                Slot::Data(_) => Err(Error::Failure),
+                Slot::Data(_) => Err(ErrorKind::Failure),
             })
             .collect::<Result<_>>()?;
         self.parts_with(&offsets, sparse, data_len)
@@ -2238,7 +2242,7 @@ impl SuperChunk {
                     data_len: data.len() as i64,
                     dead_tail: tail_len,
                 };
-                *self.reader.lock().map_err(|_| Error::Failure)? = None;
+                *self.reader.lock().map_err(|_| ErrorKind::Failure)? = None;
                 Ok(())
             }
         }
@@ -2270,7 +2274,7 @@ impl SuperChunk {
                 .map(|e| match e.slot {
                     Slot::Special(k) => Ok(index::special_offset(k)),
                     Slot::Disk(o) | Slot::File(o) => Ok(o),
-                    Slot::Data(_) => Err(Error::Failure),
+                    Slot::Data(_) => Err(ErrorKind::Failure),
                 })
                 .collect(),
             Backing::MemFrame => {
@@ -2289,7 +2293,7 @@ impl SuperChunk {
                     })
                     .collect())
             }
-            Backing::Chunks => Err(Error::InvalidParam),
+            Backing::Chunks => Err(ErrorKind::InvalidParam),
         }
     }
 
@@ -2337,7 +2341,7 @@ impl SuperChunk {
                 sc.append_chunk(&c)?;
             } else {
                 let nb = usize::try_from(self.entries[i as usize].nbytes)
-                    .map_err(|_| Error::ChunkAppend)?;
+                    .map_err(|_| ErrorKind::ChunkAppend)?;
                 buf.resize(nb, 0);
                 let n = self.decompress_chunk(i, &mut buf)?;
                 sc.append_buffer(&buf[..n])?;

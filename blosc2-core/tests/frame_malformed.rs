@@ -12,8 +12,8 @@
 //! no-copy), from a file, and from a file at an offset behind other bytes.
 
 use blosc2_core::chunk::{CParams, ChunkHeader, Compressor};
+use blosc2_core::error::ErrorKind;
 use blosc2_core::schunk::{Storage, SuperChunk};
-use blosc2_core::Error;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -205,9 +205,9 @@ fn remove(p: &Path) {
 
 /// Read everything an opened super-chunk claims (bounded: garbage sizes
 /// must not make the test allocate gigabytes). Returns the first error.
-fn read_all(sc: &SuperChunk) -> Result<(), Error> {
-    let mut first: Result<(), Error> = Ok(());
-    let mut note = |r: Result<(), Error>| {
+fn read_all(sc: &SuperChunk) -> Result<(), ErrorKind> {
+    let mut first: Result<(), ErrorKind> = Ok(());
+    let mut note = |r: Result<(), ErrorKind>| {
         if first.is_ok() {
             first = r;
         }
@@ -241,7 +241,7 @@ fn read_all(sc: &SuperChunk) -> Result<(), Error> {
 }
 
 /// (how it was opened, open result, first read error when it opened)
-type Run = (&'static str, Result<(), Error>, Result<(), Error>);
+type Run = (&'static str, Result<(), ErrorKind>, Result<(), ErrorKind>);
 
 /// How each way of opening a frame ended.
 #[derive(Debug, Default)]
@@ -958,7 +958,7 @@ fn chunk_file(dir: &Path, id: u32) -> PathBuf {
     dir.join(format!("{id:08X}.chunk"))
 }
 
-fn open_dir(dir: &Path) -> Result<SuperChunk, Error> {
+fn open_dir(dir: &Path) -> Result<SuperChunk, ErrorKind> {
     SuperChunk::open(dir, 0, blosc2_core::io::default_backend())
 }
 

@@ -18,7 +18,7 @@ use blosc2_core::chunk::special::make_special;
 use blosc2_core::chunk::{CParams, ChunkHeader, Special};
 use blosc2_core::io::{Backend, Mode, Stream};
 use blosc2_core::schunk::{Storage, SuperChunk};
-use blosc2_core::{Error, Result};
+use blosc2_core::error::{ErrorKind, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -66,7 +66,7 @@ impl Stream for FaultyStream {
             if pos >= 512 {
                 let _ = self.inner.write_all_at(pos, &data[..data.len() / 2]);
             }
-            return Err(Error::FileWrite);
+            return Err(ErrorKind::FileWrite);
         }
         *left = left.saturating_sub(1);
         self.inner.write_all_at(pos, data)
@@ -116,7 +116,7 @@ fn content(sc: &SuperChunk) -> Result<Model> {
     let mut chunks = Vec::new();
     for i in 0..sc.nchunks() {
         let nb = ChunkHeader::read(&sc.chunk(i)?)?.nbytes;
-        let mut out = vec![0u8; usize::try_from(nb).map_err(|_| Error::Data)?];
+        let mut out = vec![0u8; usize::try_from(nb).map_err(|_| ErrorKind::Data)?];
         sc.decompress_chunk(i, &mut out)?;
         chunks.push(out);
     }
@@ -399,7 +399,7 @@ pub fn schunk_ops(input: &[u8]) {
                         unpacked = true;
                     }
                     Err(_) if fail => unpacked = true,
-                    Err(Error::InvalidParam | Error::InvalidIndex) => {}
+                    Err(ErrorKind::InvalidParam | ErrorKind::InvalidIndex) => {}
                     Err(e) => panic!("op {op}: {e:?} without a failing write"),
                 }
                 same(&content(&sc).expect("read"), &model, &format!("op {op}"));

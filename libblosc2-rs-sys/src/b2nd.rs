@@ -27,7 +27,7 @@ use blosc2_core::b2nd::array::{Array, Fill, Params};
 use blosc2_core::b2nd::geometry::{self, Geometry};
 use blosc2_core::b2nd::meta;
 use blosc2_core::b2nd::slice::copy_buffer2;
-use blosc2_core::error::{Error, Result};
+use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::metalayers::Metalayer;
 use blosc2_core::schunk::SuperChunk;
 use std::borrow::{Borrow, BorrowMut};
@@ -200,12 +200,12 @@ pub(crate) unsafe fn with_array<T>(
     f: impl FnOnce(&mut Array<ScPtr>) -> Result<T>,
 ) -> Result<T> {
     // SAFETY: per the contract.
-    let h = unsafe { array_handle(p) }.ok_or(Error::NullPointer)?;
+    let h = unsafe { array_handle(p) }.ok_or(ErrorKind::NullPointer)?;
     let sc = h.arr.holder().as_ptr();
     // SAFETY: the array handle owns this live schunk, reached only through
     // it meanwhile.
     let Some(sh) = (unsafe { sc.cast::<Handle>().as_mut() }) else {
-        return Err(Error::NullPointer);
+        return Err(ErrorKind::NullPointer);
     };
     // As upstream: first follow what other handles did to the frame, then
     // change it under the frame lock held across the whole operation (a
@@ -244,7 +244,7 @@ pub(crate) unsafe fn read_array<T>(
     f: impl FnOnce(&Array<ScPtr>) -> Result<T>,
 ) -> Result<T> {
     // SAFETY: per the contract, a live ArrayHandle.
-    let h = unsafe { (p as *const ArrayHandle).as_ref() }.ok_or(Error::NullPointer)?;
+    let h = unsafe { (p as *const ArrayHandle).as_ref() }.ok_or(ErrorKind::NullPointer)?;
     let sc = h.arr.holder().as_ptr();
     // the frame as it is now (which bumps change_tick when it changed), and
     // with locking the frame lock held for the read
@@ -353,7 +353,7 @@ pub(crate) fn create_array(ctx: &Ctx, fill: Fill) -> Result<*mut b2nd_array_t> {
     let sc = ctx.new_schunk();
     // SAFETY: a fresh schunk handle, owned by the array from here on.
     let Some(scp) = (unsafe { ScPtr::new(sc) }) else {
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     };
     match Array::init(scp, &p, fill) {
         Ok(a) => Ok(new_c_array(a)),
@@ -399,7 +399,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
 ) -> *mut b2nd_context_t {
     guard("b2nd_create_ctx", ptr::null_mut(), || {
         if ndim < 0 || ndim as usize > B2ND_MAX_DIM {
-            err(Error::InvalidParam);
+            err(ErrorKind::InvalidParam);
             return ptr::null_mut();
         }
         let n = ndim as usize;
@@ -415,7 +415,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             (Some(s), Some(c), Some(b)) => (s, c, b),
             _ if n == 0 => (&[][..], &[][..], &[][..]),
             _ => {
-                err(Error::NullPointer);
+                err(ErrorKind::NullPointer);
                 return ptr::null_mut();
             }
         };
@@ -440,7 +440,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             match blocknitems.checked_mul(x) {
                 Some(v) => blocknitems = v,
                 None => {
-                    err(Error::InvalidParam);
+                    err(ErrorKind::InvalidParam);
                     return ptr::null_mut();
                 }
             }
@@ -448,7 +448,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
         match blocknitems.checked_mul(cp.typesize) {
             Some(v) => cp.blocksize = v,
             None => {
-                err(Error::InvalidParam);
+                err(ErrorKind::InvalidParam);
                 return ptr::null_mut();
             }
         }
@@ -456,7 +456,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
         if nmetalayers > 0 {
             // SAFETY: `nmetalayers` entries per the contract.
             let Some(ms) = (unsafe { c_slice(metalayers, nmetalayers as usize) }) else {
-                err(Error::NullPointer);
+                err(ErrorKind::NullPointer);
                 return ptr::null_mut();
             };
             for m in ms {
@@ -499,7 +499,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
 pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_t) -> c_int {
     ffi_int!("b2nd_free_ctx", {
         if ctx.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: made by Box::into_raw in b2nd_create_ctx, given back once.
         drop(unsafe { Box::from_raw(ctx.cast::<Ctx>()) });
@@ -516,10 +516,10 @@ unsafe fn create_with(
 ) -> c_int {
     // SAFETY: per the contract.
     let Some(c) = (unsafe { ctx_ref(ctx) }) else {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     };
     if array.is_null() {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     match create_array(c, fill) {
         Ok(a) => {
@@ -605,10 +605,10 @@ pub unsafe extern "C" fn b2nd_full(
     ffi_int!("b2nd_full", {
         // SAFETY: per the contract.
         let Some(c) = (unsafe { ctx_ref(ctx) }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         if fill_value.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let ts = c.cparams.typesize.max(0) as usize;
         // SAFETY: typesize readable bytes per the contract.
@@ -626,7 +626,7 @@ pub unsafe extern "C" fn b2nd_full(
 pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
     ffi_int!("b2nd_free", {
         if array.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: made by Box::into_raw in new_c_array, given back once.
         drop(unsafe { Box::from_raw(array.cast::<ArrayHandle>()) });
@@ -661,12 +661,12 @@ unsafe fn adopt(schunk: *mut blosc2_schunk, array: *mut *mut b2nd_array_t, owned
             // SAFETY: ours, not published.
             unsafe { blosc2_schunk_free(schunk) };
         }
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     // SAFETY: a live schunk handle per the contract, owned by the array
     // from here on.
     let Some(scp) = (unsafe { ScPtr::new(schunk) }) else {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     };
     match Array::from_schunk(scp) {
         Ok(a) => {
@@ -698,7 +698,7 @@ pub unsafe extern "C" fn b2nd_to_cframe(
 ) -> c_int {
     ffi_int!("b2nd_to_cframe", {
         if array.is_null() || cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: live per the contract.
         let sc = unsafe { (*array).sc };
@@ -707,7 +707,7 @@ pub unsafe extern "C" fn b2nd_to_cframe(
         // SAFETY: writable per the contract.
         unsafe { *cframe_len = n };
         if n <= 0 {
-            return err(Error::Failure);
+            return err(ErrorKind::Failure);
         }
         0
     })
@@ -728,12 +728,12 @@ pub unsafe extern "C" fn b2nd_from_cframe(
 ) -> c_int {
     ffi_int!("b2nd_from_cframe", {
         if cframe.is_null() || array.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: forwarded contract.
         let sc = unsafe { blosc2_schunk_from_buffer(cframe, cframe_len, copy) };
         if sc.is_null() {
-            return err(Error::Failure);
+            return err(ErrorKind::Failure);
         }
         // the caller keeps its buffer (with copy false it is used in place
         // and stays the caller's to free, as in the reference)
@@ -772,12 +772,12 @@ pub unsafe extern "C" fn b2nd_open_offset(
 /// As `b2nd_open_offset`.
 unsafe fn open_offset(urlpath: *const c_char, array: *mut *mut b2nd_array_t, offset: i64) -> c_int {
     if urlpath.is_null() || array.is_null() {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     // SAFETY: forwarded contract.
     let sc = unsafe { blosc2_schunk_open_offset(urlpath, offset) };
     if sc.is_null() {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     // SAFETY: a fresh schunk handle.
     unsafe { adopt(sc, array, true) }
@@ -791,11 +791,11 @@ unsafe fn open_offset(urlpath: *const c_char, array: *mut *mut b2nd_array_t, off
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
     ffi_int!("b2nd_save", {
         if array.is_null() || urlpath.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: live per the contract.
         let Some(h) = (unsafe { array_handle(array) }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         if let Err(e) = refresh_if_stale(h) {
             return err(e);
@@ -811,7 +811,7 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
         // SAFETY: live schunk; `st` valid.
         let copy = unsafe { blosc2_schunk_copy(sc, &mut st) };
         if copy.is_null() {
-            return err(Error::Failure);
+            return err(ErrorKind::Failure);
         }
         // SAFETY: ours.
         unsafe { blosc2_schunk_free(copy) };
@@ -829,9 +829,9 @@ pub unsafe extern "C" fn b2nd_save_append(
     array: *const b2nd_array_t,
     urlpath: *const c_char,
 ) -> i64 {
-    guard("b2nd_save_append", Error::Failure.code() as i64, || {
+    guard("b2nd_save_append", ErrorKind::Failure.code() as i64, || {
         if array.is_null() {
-            return err(Error::NullPointer) as i64;
+            return err(ErrorKind::NullPointer) as i64;
         }
         // SAFETY: live per the contract; urlpath forwarded.
         unsafe { blosc2_schunk_append_file((*array).sc, urlpath) }
@@ -851,7 +851,7 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
 ) -> c_int {
     ffi_int!("b2nd_from_cbuffer", {
         if ctx.is_null() || buffer.is_null() || array.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: forwarded contract.
         let rc = unsafe { create_with(ctx, array, Fill::Zeros) };
@@ -888,10 +888,10 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
 ) -> c_int {
     ffi_int!("b2nd_to_cbuffer", {
         if array.is_null() || buffer.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         if buffersize < 0 {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         // SAFETY: `buffersize` writable bytes per the contract.
         let out = unsafe { super::ptr::out_slice(buffer, buffersize as usize) };
@@ -904,7 +904,7 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
 /// `p` is NULL or has `n` readable values.
 unsafe fn dims<'a>(p: *const i64, n: usize) -> Result<&'a [i64]> {
     // SAFETY: per the contract.
-    unsafe { c_slice(p, n) }.ok_or(Error::NullPointer)
+    unsafe { c_slice(p, n) }.ok_or(ErrorKind::NullPointer)
 }
 
 /// Read the box `start..stop` into `buffer`, shaped `buffershape`.
@@ -928,10 +928,10 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
             || buffershape.is_null()
             || buffer.is_null()
         {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         if buffersize < 0 {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         // SAFETY: live per the contract.
         let r = unsafe {
@@ -967,10 +967,10 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
             || buffershape.is_null()
             || buffer.is_null()
         {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         if buffersize < 0 {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         // SAFETY: live per the contract.
         let r = unsafe {
@@ -1001,10 +1001,10 @@ pub unsafe extern "C" fn b2nd_get_slice(
     ffi_int!("b2nd_get_slice", {
         // SAFETY: per the contract.
         let (Some(c), Some(h)) = (unsafe { ctx_ref(ctx) }, unsafe { array_handle(src) }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         if start.is_null() || stop.is_null() || array.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         if let Err(e) = refresh_if_stale(h) {
             return err(e);
@@ -1013,7 +1013,7 @@ pub unsafe extern "C" fn b2nd_get_slice(
         // SAFETY: ndim values each per the contract.
         let (s, e) = match unsafe { (dims(start, n), dims(stop, n)) } {
             (Ok(s), Ok(e)) => (s, e),
-            _ => return err(Error::NullPointer),
+            _ => return err(ErrorKind::NullPointer),
         };
         if let Err(x) = h.arr.check_range(s, e) {
             return err(x);
@@ -1038,7 +1038,7 @@ unsafe fn slice_into_new(
     start: &[i64],
 ) -> c_int {
     if c.cparams.typesize != h.arr.typesize() {
-        return err(Error::InvalidParam);
+        return err(ErrorKind::InvalidParam);
     }
     let a = match create_array(c, Fill::Zeros) {
         Ok(a) => a,
@@ -1072,10 +1072,10 @@ pub unsafe extern "C" fn b2nd_copy(
     ffi_int!("b2nd_copy", {
         // SAFETY: per the contract.
         let (Some(c), Some(h)) = (unsafe { ctx_ref(ctx) }, unsafe { array_handle(src) }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         if array.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         if let Err(e) = refresh_if_stale(h) {
             return err(e);
@@ -1091,7 +1091,7 @@ pub unsafe extern "C" fn b2nd_copy(
             let new = c.with_storage(|st| unsafe { blosc2_schunk_copy(sc, st) });
             // SAFETY: a fresh handle, owned by the new array.
             let Some(scp) = (unsafe { ScPtr::new(new) }) else {
-                return err(Error::Failure);
+                return err(ErrorKind::Failure);
             };
             let a = Array::assemble(
                 scp,
@@ -1164,7 +1164,7 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
     ffi_int!("b2nd_print_meta", {
         // SAFETY: per the contract.
         let Some(h) = (unsafe { array_handle(array) }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         let m = match blosc2_core::b2nd::array::read_meta(h.arr.schunk()) {
             Ok(m) => m,
@@ -1202,7 +1202,7 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
     ffi_int!("b2nd_refresh", {
         // SAFETY: per the contract.
         let Some(h) = (unsafe { array_handle(array) }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         // first what other handles did to the frame on disk (which moves
         // the schunk's change_tick), then the array's view of its schunk
@@ -1238,10 +1238,10 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
 ) -> c_int {
     ffi_int!("b2nd_serialize_meta", {
         if smeta.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         if ndim < 0 || ndim as usize > B2ND_MAX_DIM {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         let n = ndim as usize;
         // SAFETY: `ndim` values each per the contract.
@@ -1253,7 +1253,7 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
             )
         };
         let (Some(s), Some(c), Some(b)) = (s, c, b) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         // SAFETY: NULL or a C string per the contract.
         let d = unsafe { c_str(dtype) };
@@ -1264,7 +1264,7 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
         // SAFETY: plain allocation, filled right away.
         let p = unsafe { libc::malloc(m.len().max(1)) }.cast::<u8>();
         if p.is_null() {
-            return err(Error::MemoryAlloc);
+            return err(ErrorKind::MemoryAlloc);
         }
         // SAFETY: m.len() writable bytes; `smeta` writable per the contract.
         unsafe {
@@ -1302,7 +1302,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
             || chunkshape.is_null()
             || blockshape.is_null()
         {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: writable per the contract.
         unsafe {
@@ -1314,7 +1314,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
             }
         }
         if smeta_len <= 0 {
-            return err(Error::Failure);
+            return err(ErrorKind::Failure);
         }
         // SAFETY: `smeta_len` readable bytes per the contract.
         let buf = unsafe { std::slice::from_raw_parts(smeta, smeta_len as usize) };
@@ -1349,7 +1349,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
             if let Some(d) = &m.dtype {
                 let p = malloc_cstr(d);
                 if p.is_null() {
-                    return err(Error::MemoryAlloc);
+                    return err(ErrorKind::MemoryAlloc);
                 }
                 *dtype = p;
             }
@@ -1430,10 +1430,10 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
 ) -> c_int {
     ffi_int!("b2nd_copy_buffer2", {
         if ndim < 0 || ndim as usize > B2ND_MAX_DIM || itemsize <= 0 {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         if src.is_null() || dst.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let n = ndim as usize;
         let is = itemsize as usize;
@@ -1448,11 +1448,11 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
             )
         };
         let (Ok(sp), Ok(ss), Ok(se), Ok(dp), Ok(ds)) = r else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         let len: Vec<i64> = ss.iter().zip(se).map(|(a, b)| b - a).collect();
         let (Some(sl), Some(dl)) = (reach(sp, ss, &len, is), reach(dp, ds, &len, is)) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         if n > 0 && sl == 0 {
             return 0;

@@ -9,7 +9,7 @@ use super::schunk::{blosc2_schunk_get_cparams, blosc2_schunk_get_dparams};
 use super::types::{b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams};
 use blosc2_core::b2nd::array::{Array, Fill, Params};
 use blosc2_core::b2nd::reshape::check_concat;
-use blosc2_core::error::{Error, Result};
+use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::schunk::{Storage, SuperChunk};
 use std::ffi::{c_int, c_void};
 use std::ptr;
@@ -30,7 +30,7 @@ unsafe fn vals<'a, T>(p: *const T, n: usize) -> Result<&'a [T]> {
         return Ok(&[]);
     }
     if p.is_null() {
-        return Err(Error::NullPointer);
+        return Err(ErrorKind::NullPointer);
     }
     // SAFETY: per the contract.
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
@@ -49,7 +49,7 @@ pub unsafe extern "C" fn b2nd_resize(
 ) -> c_int {
     ffi_int!("b2nd_resize", {
         if array.is_null() || new_shape.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: live array; the shapes have ndim values per the contract.
         code(unsafe {
@@ -82,10 +82,10 @@ pub unsafe extern "C" fn b2nd_insert(
 ) -> c_int {
     ffi_int!("b2nd_insert", {
         if array.is_null() || buffer.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let Ok(len) = usize::try_from(buffersize) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         // SAFETY: live array; `buffer` readable for `len` bytes.
         code(unsafe {
@@ -109,10 +109,10 @@ pub unsafe extern "C" fn b2nd_append(
 ) -> c_int {
     ffi_int!("b2nd_append", {
         if array.is_null() || buffer.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let Ok(len) = usize::try_from(buffersize) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         // SAFETY: live array; `buffer` readable for `len` bytes.
         code(unsafe {
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn b2nd_delete(
 ) -> c_int {
     ffi_int!("b2nd_delete", {
         if array.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: live array.
         code(unsafe { with_array(array, |a| a.delete(axis as i32, delete_start, delete_len)) })
@@ -159,7 +159,7 @@ pub unsafe extern "C" fn b2nd_concatenate(
 ) -> c_int {
     ffi_int!("b2nd_concatenate", {
         if src1.is_null() || src2.is_null() || array.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // Check first, so a failed call leaves no copy behind.
         // SAFETY: live arrays per the contract; one at a time.
@@ -234,7 +234,7 @@ fn private_storage(sc: &SuperChunk) -> Storage {
 /// `src` is a live array.
 unsafe fn view_ctx(src: *const b2nd_array_t, p: &Params) -> Result<Ctx> {
     // SAFETY: live per the contract.
-    let h = unsafe { array_handle(src) }.ok_or(Error::NullPointer)?;
+    let h = unsafe { array_handle(src) }.ok_or(ErrorKind::NullPointer)?;
     let sc = h.arr.holder().as_ptr();
     let mut cpp: *mut blosc2_cparams = ptr::null_mut();
     let mut dpp: *mut blosc2_dparams = ptr::null_mut();
@@ -251,7 +251,7 @@ unsafe fn view_ctx(src: *const b2nd_array_t, p: &Params) -> Result<Ctx> {
             libc::free(cpp.cast());
             libc::free(dpp.cast());
         }
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     // SAFETY: both point to values written by the calls above; freed after.
     let (mut cp, mut dp) = unsafe { (*cpp, *dpp) };
@@ -296,7 +296,7 @@ unsafe fn new_view(
     geometry: impl FnOnce(&Array<super::b2nd::ScPtr>) -> Result<(Params, bool)>,
 ) -> c_int {
     if array.is_null() || view.is_null() {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     // SAFETY: live array.
     let plan = unsafe { with_array(array, |a| geometry(a)) };
@@ -403,9 +403,9 @@ unsafe fn selections<'a>(
     let (ptrs, sizes) = unsafe { (vals(selection, ndim)?, vals(selection_size, ndim)?) };
     let mut out = Vec::with_capacity(ndim);
     for d in 0..ndim {
-        let n = usize::try_from(sizes[d]).map_err(|_| Error::InvalidParam)?;
+        let n = usize::try_from(sizes[d]).map_err(|_| ErrorKind::InvalidParam)?;
         if ptrs[d].is_null() {
-            return Err(Error::NullPointer);
+            return Err(ErrorKind::NullPointer);
         }
         // SAFETY: per the contract.
         out.push(unsafe { vals(ptrs[d].cast_const(), n)? });
@@ -421,7 +421,7 @@ fn check_selection_buffer(sel: &[&[i64]], typesize: i32, buffersize: i64) -> Res
         n = n.saturating_mul(s.len() as i64);
     }
     if n < buffersize {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     Ok(())
 }
@@ -444,10 +444,10 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
 ) -> c_int {
     ffi_int!("b2nd_get_orthogonal_selection", {
         if array.is_null() || selection.is_null() || selection_size.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let Ok(len) = usize::try_from(buffersize) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         // SAFETY: per the contract.
         code(unsafe {
@@ -457,7 +457,7 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
                 let bshape = vals(buffershape, n)?;
                 check_selection_buffer(&sel, a.typesize(), buffersize)?;
                 if len > 0 && buffer.is_null() {
-                    return Err(Error::NullPointer);
+                    return Err(ErrorKind::NullPointer);
                 }
                 a.get_orthogonal_selection(&sel, super::ptr::out_slice(buffer, len), bshape)
             })
@@ -481,10 +481,10 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
 ) -> c_int {
     ffi_int!("b2nd_set_orthogonal_selection", {
         if array.is_null() || selection.is_null() || selection_size.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let Ok(len) = usize::try_from(buffersize) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         // SAFETY: per the contract.
         code(unsafe {
@@ -494,7 +494,7 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
                 let bshape = vals(buffershape, n)?;
                 check_selection_buffer(&sel, a.typesize(), buffersize)?;
                 if len > 0 && buffer.is_null() {
-                    return Err(Error::NullPointer);
+                    return Err(ErrorKind::NullPointer);
                 }
                 a.set_orthogonal_selection(&sel, super::ptr::in_slice(buffer, len), bshape)
             })
@@ -517,19 +517,19 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
 ) -> c_int {
     ffi_int!("b2nd_get_sparse_cbuffer", {
         if array.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let Ok(n) = usize::try_from(ncoords) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         if n == 0 {
             return 0;
         }
         if coords.is_null() || buffer.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let Ok(len) = usize::try_from(buffersize) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         // SAFETY: per the contract.
         code(unsafe {

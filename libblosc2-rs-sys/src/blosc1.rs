@@ -11,7 +11,7 @@ use super::library::{
 };
 use blosc2_core::chunk::params::{CParams, DParams, SplitMode};
 use blosc2_core::chunk::{Compressor, Decompressor};
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int};
 use std::os::raw::c_void;
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn blosc2_compress(
         let doshuffle = e.shuffle.unwrap_or(doshuffle);
         let typesize = e.typesize.unwrap_or(typesize);
         if !(0..=9).contains(&clevel) {
-            return err(Error::CodecParam);
+            return err(ErrorKind::CodecParam);
         }
         let mut filters = [0u8; 6];
         build_filters(
@@ -118,7 +118,7 @@ pub unsafe extern "C" fn blosc1_compress(
 ) -> c_int {
     let ts = typesize.min(i32::MAX as usize) as i32;
     if nbytes > i32::MAX as usize {
-        return err(Error::MaxBufsizeExceeded);
+        return err(ErrorKind::MaxBufsizeExceeded);
     }
     let ds = destsize.min(i32::MAX as usize) as i32;
     // SAFETY: forwarded caller contract.
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn blosc2_decompress(
     ffi_int!("blosc2_decompress", {
         if let Some(n) = env().nthreads_raw {
             if n <= 0 || n > i16::MAX as i64 {
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             }
             blosc2_set_nthreads(n as i16);
         }
@@ -148,7 +148,7 @@ pub unsafe extern "C" fn blosc2_decompress(
             let mut slot = cell.borrow_mut();
             let d = slot.get_or_insert_with(|| Decompressor::new(DParams::default()));
             if d.params().nthreads != nthreads && d.set_nthreads(nthreads).is_err() {
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             }
             // SAFETY: forwarded caller contract.
             unsafe { decompress_with(d, src, srcsize, dest, destsize) }
@@ -219,12 +219,12 @@ pub extern "C" fn blosc1_get_compressor() -> *const c_char {
 pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
     ffi_int!("blosc1_set_compressor", {
         if compname.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: non-NULL, NUL-terminated per contract.
         let code = compname_to_code(unsafe { cstr_arg(compname) });
         if code >= 6 {
-            return err(Error::CodecSupport);
+            return err(ErrorKind::CodecSupport);
         }
         if code >= 0 {
             G_COMPRESSOR.store(code as u8, Ordering::Relaxed);

@@ -5,7 +5,7 @@
 //! value for functions without an error channel) and, with `BLOSC_TRACE` set,
 //! a trace line on stderr.
 
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 pub use blosc2_core::trace::{emit as trace, enabled as trace_enabled};
 
 macro_rules! trace_error {
@@ -32,7 +32,7 @@ pub fn guard<T>(name: &str, on_panic: T, body: impl FnOnce() -> T) -> T {
 }
 
 /// Map a core result to the C convention: the value, or the negative code.
-pub fn code<T: Into<i64>>(r: blosc2_core::Result<T>) -> i64 {
+pub fn code<T: Into<i64>>(r: blosc2_core::error::Result<T>) -> i64 {
     match r {
         Ok(v) => v.into(),
         Err(e) => {
@@ -43,7 +43,7 @@ pub fn code<T: Into<i64>>(r: blosc2_core::Result<T>) -> i64 {
 }
 
 /// Map a core result holding a byte count to an `int` return.
-pub fn rc(r: blosc2_core::Result<usize>) -> i32 {
+pub fn rc(r: blosc2_core::error::Result<usize>) -> i32 {
     match r {
         Ok(v) => v as i32,
         Err(e) => err(e),
@@ -51,7 +51,7 @@ pub fn rc(r: blosc2_core::Result<usize>) -> i32 {
 }
 
 /// Trace and return an error code.
-pub fn err(e: Error) -> i32 {
+pub fn err(e: ErrorKind) -> i32 {
     trace("error", e.message(), file!(), line!());
     e.code()
 }
@@ -59,7 +59,11 @@ pub fn err(e: Error) -> i32 {
 /// Wrap an export body: catches panics and returns `BLOSC2_ERROR_FAILURE`.
 macro_rules! ffi_int {
     ($name:expr, $body:block) => {
-        $crate::boundary::guard($name, ::blosc2_core::error::Error::Failure.code(), || $body)
+        $crate::boundary::guard(
+            $name,
+            ::blosc2_core::error::ErrorKind::Failure.code(),
+            || $body,
+        )
     };
 }
 pub(crate) use ffi_int;
@@ -75,7 +79,7 @@ mod tests {
             #[allow(clippy::unnecessary_operation)]
             v[3]
         });
-        assert_eq!(rc, Error::Failure.code());
+        assert_eq!(rc, ErrorKind::Failure.code());
         let p: *mut u8 = guard("test", std::ptr::null_mut(), || panic!("boom"));
         assert!(p.is_null());
     }

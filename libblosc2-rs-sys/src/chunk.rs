@@ -8,7 +8,7 @@ use super::types::blosc2_cparams;
 use blosc2_core::chunk::header::MIN_HEADER_LENGTH;
 use blosc2_core::chunk::special::make_special;
 use blosc2_core::chunk::{ChunkHeader, Special};
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 use blosc2_core::filters::{bitshuffle, shuffle};
 use std::ffi::{c_char, c_int};
 use std::os::raw::c_void;
@@ -17,9 +17,9 @@ use std::os::raw::c_void;
 ///
 /// # Safety
 /// `p` is NULL or has 16 readable bytes.
-unsafe fn min_header(p: *const c_void) -> Result<ChunkHeader, Error> {
+unsafe fn min_header(p: *const c_void) -> Result<ChunkHeader, ErrorKind> {
     if p.is_null() {
-        return Err(Error::NullPointer);
+        return Err(ErrorKind::NullPointer);
     }
     // SAFETY: the caller promises a header's worth of readable bytes.
     ChunkHeader::read_min(unsafe { in_slice(p, MIN_HEADER_LENGTH) })
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
         };
         set(0);
         if cbytes < MIN_HEADER_LENGTH {
-            return err(Error::WriteBuffer);
+            return err(ErrorKind::WriteBuffer);
         }
         // SAFETY: forwarded caller contract.
         let h = match unsafe { min_header(cbuffer) } {
@@ -100,10 +100,10 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
             Err(e) => return err(e),
         };
         if h.cbytes as usize != cbytes {
-            return err(Error::InvalidHeader);
+            return err(ErrorKind::InvalidHeader);
         }
         if h.nbytes < 0 || h.nbytes > blosc2_core::chunk::header::MAX_BUFFERSIZE {
-            return err(Error::MemoryAlloc);
+            return err(ErrorKind::MemoryAlloc);
         }
         set(h.nbytes as usize);
         0
@@ -184,18 +184,18 @@ unsafe fn special(
     value: *const c_void,
 ) -> c_int {
     if dest.is_null() {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     if destsize < 0 {
-        return err(Error::Data);
+        return err(ErrorKind::Data);
     }
     let Some(cp) = effective_cparams(cparams) else {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     };
     let core = core_cparams(&cp);
     let v = if kind == Special::Value {
         if value.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: the caller promises `typesize` readable bytes at `value`.
         Some(unsafe { in_slice(value, cp.typesize.max(0) as usize) })
@@ -304,12 +304,12 @@ unsafe fn shuffle_args<'a>(
     blocksize: i32,
     src: *const c_void,
     dest: *mut c_void,
-) -> Result<(usize, &'a [u8], &'a mut [u8]), Error> {
+) -> Result<(usize, &'a [u8], &'a mut [u8]), ErrorKind> {
     if !(1..=256).contains(&typesize) || blocksize < 0 {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if blocksize > 0 && (src.is_null() || dest.is_null()) {
-        return Err(Error::NullPointer);
+        return Err(ErrorKind::NullPointer);
     }
     // SAFETY: forwarded caller contract.
     let s = unsafe { in_slice(src, blocksize as usize) };
@@ -328,7 +328,7 @@ unsafe fn raw_filter(
     blocksize: i32,
     src: *const c_void,
     dest: *mut c_void,
-    f: fn(usize, &[u8], &mut [u8]) -> blosc2_core::Result<()>,
+    f: fn(usize, &[u8], &mut [u8]) -> blosc2_core::error::Result<()>,
 ) -> i32 {
     // SAFETY: forwarded caller contract.
     match unsafe { shuffle_args(typesize, blocksize, src, dest) } {
@@ -340,12 +340,12 @@ unsafe fn raw_filter(
     }
 }
 
-fn do_shuffle(ts: usize, s: &[u8], d: &mut [u8]) -> blosc2_core::Result<()> {
+fn do_shuffle(ts: usize, s: &[u8], d: &mut [u8]) -> blosc2_core::error::Result<()> {
     shuffle::shuffle(ts, s, d);
     Ok(())
 }
 
-fn do_unshuffle(ts: usize, s: &[u8], d: &mut [u8]) -> blosc2_core::Result<()> {
+fn do_unshuffle(ts: usize, s: &[u8], d: &mut [u8]) -> blosc2_core::error::Result<()> {
     shuffle::unshuffle(ts, s, d);
     Ok(())
 }

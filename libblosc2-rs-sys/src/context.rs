@@ -11,7 +11,7 @@ use super::types::{
 use blosc2_core::chunk::header::{filter_id, MAX_FILTERS};
 use blosc2_core::chunk::params::{CParams, DParams, SplitMode};
 use blosc2_core::chunk::{Compressor, Decompressor};
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 use blosc2_core::registry::SchunkInfo;
 use std::ffi::c_int;
 use std::os::raw::c_void;
@@ -277,7 +277,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let (Some(c), false) = (unsafe { ctx.cast::<Context>().as_ref() }, cparams.is_null())
         else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         // SAFETY: non-NULL and writable per contract.
         unsafe { cparams.write(c.cparams) };
@@ -296,7 +296,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let (Some(c), false) = (unsafe { ctx.cast::<Context>().as_ref() }, dparams.is_null())
         else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         // SAFETY: non-NULL and writable per contract.
         unsafe { dparams.write(c.dparams) };
@@ -317,10 +317,10 @@ pub unsafe extern "C" fn blosc2_set_maskout(
     ffi_int!("blosc2_set_maskout", {
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { ctx.cast::<Context>().as_ref() }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         if maskout.is_null() || nblocks < 0 {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: the caller promises `nblocks` readable bools at `maskout`.
         let mask = unsafe { std::slice::from_raw_parts(maskout, nblocks as usize) };
@@ -329,7 +329,7 @@ pub unsafe extern "C" fn blosc2_set_maskout(
                 d.set_maskout(mask);
                 0
             }
-            Kind::Compress(_) => err(Error::InvalidParam),
+            Kind::Compress(_) => err(ErrorKind::InvalidParam),
         })
     })
 }
@@ -349,7 +349,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     ffi_int!("blosc2_compress_ctx", {
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         // SAFETY: the caller promises the sizes describe the buffers.
         let (src, dest) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
@@ -359,7 +359,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         c.with_kind(|k| {
             let Kind::Compress(comp) = k else {
                 trace_error!("Context is not meant for compression.  Giving up.");
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             };
             // SAFETY: `cparams.schunk` is NULL or a live super-chunk, as for
             // upstream.
@@ -394,12 +394,12 @@ pub(crate) unsafe fn io_slices<'a>(
     srcsize: i32,
     dest: *mut c_void,
     destsize: i32,
-) -> Result<(&'a [u8], &'a mut [u8]), Error> {
+) -> Result<(&'a [u8], &'a mut [u8]), ErrorKind> {
     if srcsize < 0 || destsize < 0 {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if (src.is_null() && srcsize > 0) || dest.is_null() {
-        return Err(Error::NullPointer);
+        return Err(ErrorKind::NullPointer);
     }
     let s: &[u8] = if srcsize == 0 {
         &[]
@@ -427,7 +427,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     ffi_int!("blosc2_decompress_ctx", {
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
         let lazy =
@@ -441,7 +441,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         c.with_kind(|k| {
             let Kind::Decompress(d) = k else {
                 trace_error!("Context is not meant for decompression.  Giving up.");
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             };
             // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for
             // upstream; the caller's sizes describe the buffers.
@@ -468,10 +468,10 @@ pub(crate) unsafe fn decompress_with(
     // A NULL destination of size 0 is fine for an empty chunk: upstream's
     // test_empty_buffer decompresses into (NULL, 0).
     if src.is_null() || (dest.is_null() && destsize != 0) {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     if srcsize < 0 || destsize < 0 {
-        return err(Error::InvalidParam);
+        return err(ErrorKind::InvalidParam);
     }
     // SAFETY: the caller promises `srcsize` readable bytes.
     let s = match unsafe { chunk_slice(src, srcsize as usize) } {
@@ -484,7 +484,7 @@ pub(crate) unsafe fn decompress_with(
         Err(e) => return err(e),
     };
     if nbytes > destsize as usize {
-        return err(Error::WriteBuffer);
+        return err(ErrorKind::WriteBuffer);
     }
 
     // SAFETY: `destsize` >= nbytes writable bytes per the caller's contract.
@@ -509,7 +509,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
     ffi_int!("blosc2_getitem_ctx", {
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
         let lazy = match unsafe {
@@ -557,7 +557,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     ffi_int!("blosc2_getitem_bytes_ctx", {
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
         let lazy = match unsafe {
@@ -597,10 +597,10 @@ pub(crate) unsafe fn getitem_with(
     bytes: bool,
 ) -> c_int {
     if src.is_null() || dest.is_null() {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     if srcsize < 0 || destsize < 0 {
-        return err(Error::InvalidParam);
+        return err(ErrorKind::InvalidParam);
     }
     // SAFETY: the caller promises `srcsize` readable bytes.
     let s = match unsafe { chunk_slice(src, srcsize as usize) } {

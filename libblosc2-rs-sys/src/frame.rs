@@ -4,7 +4,7 @@
 use super::boundary::{ffi_int, guard};
 use super::consts::B2ND_MAX_DIM;
 
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
 
@@ -29,19 +29,19 @@ pub unsafe extern "C" fn blosc2_remove_dir(dir_path: *const c_char) -> c_int {
     ffi_int!("blosc2_remove_dir", {
         // SAFETY: per the contract.
         let Some(p) = (unsafe { path(dir_path) }) else {
-            return Error::InvalidParam.code();
+            return ErrorKind::InvalidParam.code();
         };
         let Ok(rd) = std::fs::read_dir(&p) else {
-            return Error::NotFound.code();
+            return ErrorKind::NotFound.code();
         };
         for e in rd.flatten() {
             if std::fs::remove_file(e.path()).is_err() {
-                return Error::FileRemove.code();
+                return ErrorKind::FileRemove.code();
             }
         }
         match std::fs::remove_dir(&p) {
             Ok(()) => 0,
-            Err(_) => Error::FileRemove.code(),
+            Err(_) => ErrorKind::FileRemove.code(),
         }
     })
 }
@@ -59,7 +59,7 @@ pub unsafe extern "C" fn blosc2_remove_urlpath(urlpath: *const c_char) -> c_int 
         };
         match std::fs::metadata(&p) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
-            Err(_) => Error::Failure.code(),
+            Err(_) => ErrorKind::Failure.code(),
             // SAFETY: forwarded contract.
             Ok(m) if m.is_dir() => unsafe { blosc2_remove_dir(urlpath) },
             Ok(_) => match std::fs::remove_file(&p) {
@@ -69,7 +69,7 @@ pub unsafe extern "C" fn blosc2_remove_urlpath(urlpath: *const c_char) -> c_int 
                     let _ = std::fs::remove_file(lock);
                     0
                 }
-                Err(_) => Error::FileRemove.code(),
+                Err(_) => ErrorKind::FileRemove.code(),
             },
         }
     })
@@ -91,7 +91,7 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(
         };
         match std::fs::rename(a, b) {
             Ok(()) => 0,
-            Err(_) => Error::Failure.code(),
+            Err(_) => ErrorKind::Failure.code(),
         }
     })
 }

@@ -6,7 +6,7 @@
 use super::boundary::{ffi_int, guard, trace_error};
 use super::consts::{BLOSC2_IO_FILESYSTEM, BLOSC2_IO_FILESYSTEM_MMAP, BLOSC2_IO_REGISTERED};
 use super::types::{blosc2_io, blosc2_io_cb, blosc2_stdio_file, blosc2_stdio_mmap};
-use blosc2_core::error::{Error, Result};
+use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::io::{Backend, Mode, Stream};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
@@ -592,17 +592,17 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
     ffi_int!("blosc2_register_io_cb", {
         // SAFETY: NULL or valid per the contract.
         let Some(io) = (unsafe { io.as_ref() }) else {
-            return Error::InvalidParam.code();
+            return ErrorKind::InvalidParam.code();
         };
         if (io.id as c_int) < BLOSC2_IO_REGISTERED {
             trace_error!(
                 "The compcode must be greater or equal than {}",
                 BLOSC2_IO_REGISTERED
             );
-            return Error::PluginIo.code();
+            return ErrorKind::PluginIo.code();
         }
         let Ok(mut r) = registry().lock() else {
-            return Error::Failure.code();
+            return ErrorKind::Failure.code();
         };
         for &p in &r.0 {
             // SAFETY: registry entries are valid forever.
@@ -612,11 +612,11 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
                     && !io.name.is_null()
                     // SAFETY: both names are C strings.
                     && unsafe { libc::strcmp(old.name, io.name) } == 0;
-                return if same { 0 } else { Error::PluginIo.code() };
+                return if same { 0 } else { ErrorKind::PluginIo.code() };
             }
         }
         if r.0.len() >= u8::MAX as usize {
-            return Error::PluginIo.code();
+            return ErrorKind::PluginIo.code();
         }
         r.0.push(Box::into_raw(Box::new(*io)));
         0
@@ -655,9 +655,9 @@ unsafe impl Send for CallbackStream {}
 
 impl Backend for CallbackBackend {
     fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn Stream>> {
-        let open = self.cb.open.ok_or(Error::PluginIo)?;
-        let p =
-            CString::new(path.to_string_lossy().into_owned()).map_err(|_| Error::InvalidParam)?;
+        let open = self.cb.open.ok_or(ErrorKind::PluginIo)?;
+        let p = CString::new(path.to_string_lossy().into_owned())
+            .map_err(|_| ErrorKind::InvalidParam)?;
         let m = match mode {
             Mode::Read => c"rb",
             Mode::Update => c"rb+",
@@ -667,7 +667,7 @@ impl Backend for CallbackBackend {
         // SAFETY: C strings alive for the call; params as the user gave them.
         let stream = unsafe { open(p.as_ptr(), m.as_ptr(), self.params) };
         if stream.is_null() {
-            return Err(Error::FileOpen);
+            return Err(ErrorKind::FileOpen);
         }
         Ok(Box::new(CallbackStream {
             cb: self.cb,
@@ -678,13 +678,13 @@ impl Backend for CallbackBackend {
 
 impl Stream for CallbackStream {
     fn size(&mut self) -> Result<u64> {
-        let f = self.cb.size.ok_or(Error::PluginIo)?;
+        let f = self.cb.size.ok_or(ErrorKind::PluginIo)?;
         // SAFETY: a stream from this backend's open.
         let s = unsafe { f(self.stream) };
-        u64::try_from(s).map_err(|_| Error::FileRead)
+        u64::try_from(s).map_err(|_| ErrorKind::FileRead)
     }
     fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
-        let f = self.cb.read.ok_or(Error::PluginIo)?;
+        let f = self.cb.read.ok_or(ErrorKind::PluginIo)?;
         let n = buf.len() as i64;
         if self.cb.is_allocation_necessary {
             let mut p = buf.as_mut_ptr().cast::<c_void>();
@@ -693,14 +693,14 @@ impl Stream for CallbackStream {
             return if got == n {
                 Ok(())
             } else {
-                Err(Error::FileRead)
+                Err(ErrorKind::FileRead)
             };
         }
         let mut p: *mut c_void = ptr::null_mut();
         // SAFETY: the backend points p at `n` bytes of its own memory.
         let got = unsafe { f(&mut p, 1, n, pos as i64, self.stream) };
         if got != n || (p.is_null() && n > 0) {
-            return Err(Error::FileRead);
+            return Err(ErrorKind::FileRead);
         }
         if n > 0 {
             // SAFETY: the backend promised `n` readable bytes at p.
@@ -709,23 +709,23 @@ impl Stream for CallbackStream {
         Ok(())
     }
     fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
-        let f = self.cb.write.ok_or(Error::PluginIo)?;
+        let f = self.cb.write.ok_or(ErrorKind::PluginIo)?;
         let n = data.len() as i64;
         // SAFETY: data has `n` readable bytes.
         let put = unsafe { f(data.as_ptr().cast(), 1, n, pos as i64, self.stream) };
         if put == n {
             Ok(())
         } else {
-            Err(Error::FileWrite)
+            Err(ErrorKind::FileWrite)
         }
     }
     fn truncate(&mut self, size: u64) -> Result<()> {
-        let f = self.cb.truncate.ok_or(Error::PluginIo)?;
+        let f = self.cb.truncate.ok_or(ErrorKind::PluginIo)?;
         // SAFETY: a stream from this backend's open.
         if unsafe { f(self.stream, size as i64) } == 0 {
             Ok(())
         } else {
-            Err(Error::FileTruncate)
+            Err(ErrorKind::FileTruncate)
         }
     }
 }
@@ -747,7 +747,7 @@ pub(crate) fn backend_for(io: &blosc2_io) -> Result<Arc<dyn Backend>> {
     }
     let Some(cb) = find(io.id) else {
         trace_error!("I/O backend {} is not registered", io.id);
-        return Err(Error::PluginIo);
+        return Err(ErrorKind::PluginIo);
     };
     // SAFETY: registry entries are valid forever.
     let cb = unsafe { *cb };

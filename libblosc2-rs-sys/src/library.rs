@@ -3,7 +3,7 @@
 
 use super::boundary::{err, ffi_int, guard};
 use super::types::{blosc_threads_callback, blosc_timestamp_t};
-use blosc2_core::error::{cmessage_for_code, Error};
+use blosc2_core::error::{cmessage_for_code, ErrorKind};
 use blosc2_core::registry;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::os::raw::c_void;
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
 pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
     ffi_int!("blosc2_compname_to_compcode", {
         if compname.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: non-NULL, NUL-terminated per contract.
         let name = unsafe { CStr::from_ptr(compname) };
@@ -189,12 +189,12 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
 ) -> c_int {
     ffi_int!("blosc2_get_complib_info", {
         if compname.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: non-NULL, NUL-terminated per contract.
         let name = unsafe { CStr::from_ptr(compname) }.to_string_lossy();
         let Some((code, lib, ver)) = clib_of(&name) else {
-            return err(Error::NotFound);
+            return err(ErrorKind::NotFound);
         };
         let lib = if lib.is_empty() {
             name.to_string()
@@ -222,7 +222,7 @@ pub extern "C" fn blosc2_get_nthreads() -> i16 {
 #[no_mangle]
 pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
     if nthreads <= 0 {
-        return Error::InvalidParam.code() as i16;
+        return ErrorKind::InvalidParam.code() as i16;
     }
     G_NTHREADS.swap(nthreads, Ordering::Relaxed)
 }

@@ -1,7 +1,7 @@
 //! Turning C pointers into slices, in one place.
 
 use blosc2_core::chunk::header::MIN_HEADER_LENGTH;
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 use std::os::raw::c_void;
 
 /// A writable slice of `len` bytes at `p` (empty when `len` is 0).
@@ -34,7 +34,7 @@ pub unsafe fn in_slice<'a>(p: *const c_void, len: usize) -> &'a [u8] {
 /// # Safety
 /// `p` is non-NULL and valid for `min(srcsize, cbytes)` readable bytes (and
 /// for 16 bytes when `srcsize >= 16`).
-pub unsafe fn chunk_slice<'a>(p: *const c_void, srcsize: usize) -> Result<&'a [u8], Error> {
+pub unsafe fn chunk_slice<'a>(p: *const c_void, srcsize: usize) -> Result<&'a [u8], ErrorKind> {
     if srcsize < MIN_HEADER_LENGTH {
         // SAFETY: the caller promises `srcsize` readable bytes.
         return Ok(unsafe { in_slice(p, srcsize) });
@@ -43,7 +43,7 @@ pub unsafe fn chunk_slice<'a>(p: *const c_void, srcsize: usize) -> Result<&'a [u
     let head = unsafe { in_slice(p, MIN_HEADER_LENGTH) };
     let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
     if cbytes < MIN_HEADER_LENGTH as i32 {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
     let len = srcsize.min(cbytes as usize);
     // SAFETY: len <= srcsize readable bytes, per the caller.

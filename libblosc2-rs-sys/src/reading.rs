@@ -11,7 +11,7 @@
 
 use super::schunk::Handle;
 use super::types::blosc2_schunk;
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 use std::sync::atomic::Ordering;
 use std::sync::{Condvar, Mutex};
 use std::thread::ThreadId;
@@ -85,10 +85,10 @@ impl Drop for Reading<'_> {
 /// # Safety
 /// `schunk` is NULL or a live super-chunk that no other thread mutates
 /// meanwhile (upstream's contract for handles).
-pub(crate) unsafe fn reading<'a>(schunk: *mut blosc2_schunk) -> Result<Reading<'a>, Error> {
+pub(crate) unsafe fn reading<'a>(schunk: *mut blosc2_schunk) -> Result<Reading<'a>, ErrorKind> {
     let p = schunk.cast::<Handle>();
     // SAFETY: per the contract.
-    let h: &'a Handle = unsafe { p.as_ref() }.ok_or(Error::NullPointer)?;
+    let h: &'a Handle = unsafe { p.as_ref() }.ok_or(ErrorKind::NullPointer)?;
     h.readers.fetch_add(1, Ordering::AcqRel);
     let mut r = Reading {
         h,

@@ -4,7 +4,7 @@
 use super::boundary::{err, ffi_int};
 use super::library::cstr_arg;
 use super::types::{blosc2_codec, blosc2_cparams, blosc2_dparams, blosc2_filter, blosc2_tuner};
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 use blosc2_core::registry::{self, CodecEntry, FilterEntry, PluginContext};
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
@@ -60,7 +60,7 @@ unsafe impl Sync for CCodec {}
 impl registry::Codec for CCodec {
     fn encode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
         let Some(f) = self.0.encoder else {
-            return Error::CodecSupport.code();
+            return ErrorKind::CodecSupport.code();
         };
         let mut cp = plugin_cparams(ctx);
         let chunk = ctx.chunk.map_or(std::ptr::null(), |c| c.as_ptr().cast());
@@ -81,7 +81,7 @@ impl registry::Codec for CCodec {
 
     fn decode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
         let Some(f) = self.0.decoder else {
-            return Error::CodecSupport.code();
+            return ErrorKind::CodecSupport.code();
         };
         let mut dp = plugin_dparams(ctx);
         let chunk = ctx.chunk.map_or(std::ptr::null(), |c| c.as_ptr().cast());
@@ -109,7 +109,7 @@ unsafe impl Sync for CFilter {}
 impl registry::Filter for CFilter {
     fn forward(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
         let Some(f) = self.0.forward else {
-            return Error::FilterPipeline.code();
+            return ErrorKind::FilterPipeline.code();
         };
         let mut cp = plugin_cparams(ctx);
         // SAFETY: same-length buffers valid for the call; upstream's contract.
@@ -127,7 +127,7 @@ impl registry::Filter for CFilter {
 
     fn backward(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
         let Some(f) = self.0.backward else {
-            return Error::FilterPipeline.code();
+            return ErrorKind::FilterPipeline.code();
         };
         let mut dp = plugin_dparams(ctx);
         // SAFETY: as in `forward`.
@@ -151,13 +151,13 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
     ffi_int!("blosc2_register_codec", {
         // SAFETY: NULL checked by as_ref.
         let Some(c) = (unsafe { codec.as_ref() }) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         if c.compcode < registry::USER_REGISTERED_START {
-            return err(Error::CodecParam);
+            return err(ErrorKind::CodecParam);
         }
         if c.compname.is_null() {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         // SAFETY: non-NULL, NUL-terminated per contract.
         let name = unsafe { cstr_arg(c.compname) }.to_string();
@@ -182,13 +182,13 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
     ffi_int!("blosc2_register_filter", {
         // SAFETY: NULL checked by as_ref.
         let Some(f) = (unsafe { filter.as_ref() }) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         if f.id < registry::USER_REGISTERED_START {
-            return err(Error::Failure);
+            return err(ErrorKind::Failure);
         }
         if f.name.is_null() {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         // SAFETY: non-NULL, NUL-terminated per contract.
         let name = unsafe { cstr_arg(f.name) }.to_string();
@@ -217,10 +217,10 @@ pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_in
         static TUNERS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
         // SAFETY: NULL checked by as_ref.
         let Some(t) = (unsafe { tuner.as_ref() }) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         if t.id < 160 {
-            return err(Error::Failure);
+            return err(ErrorKind::Failure);
         }
         let name = if t.name.is_null() {
             String::new()
@@ -230,7 +230,11 @@ pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_in
         };
         let mut tuners = TUNERS.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, n)) = tuners.iter().find(|(id, _)| *id == t.id) {
-            return if *n == name { 0 } else { err(Error::Failure) };
+            return if *n == name {
+                0
+            } else {
+                err(ErrorKind::Failure)
+            };
         }
         tuners.push((t.id, name));
         0

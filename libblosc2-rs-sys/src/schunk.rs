@@ -14,7 +14,7 @@ use super::types::{
     blosc2_storage,
 };
 use blosc2_core::chunk::{Compressor, DParams, Decompressor, Special};
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 use blosc2_core::schunk::{ChunkContexts, HeldChunk, Storage, SuperChunk};
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -307,7 +307,7 @@ impl Handle {
 
     /// Begin a read: read back what other handles changed, and publish it
     /// (see `reading`).
-    pub(crate) fn begin_read(&mut self) -> Result<(), Error> {
+    pub(crate) fn begin_read(&mut self) -> Result<(), ErrorKind> {
         if self.core.begin_read()? {
             self.sync_metas();
             self.sync();
@@ -317,7 +317,7 @@ impl Handle {
 
     /// `blosc2_schunk_refresh`: read back what other handles changed;
     /// whether anything did.
-    pub(crate) fn refresh(&mut self) -> Result<bool, Error> {
+    pub(crate) fn refresh(&mut self) -> Result<bool, ErrorKind> {
         let changed = self.core.refresh()?;
         if changed {
             self.sync_metas();
@@ -385,24 +385,24 @@ impl ChunkContexts for HandleContexts {
     fn compressor(
         &self,
         nchunk: i64,
-        f: &mut dyn FnMut(&mut Compressor) -> Result<usize, Error>,
-    ) -> Option<Result<usize, Error>> {
+        f: &mut dyn FnMut(&mut Compressor) -> Result<usize, ErrorKind>,
+    ) -> Option<Result<usize, ErrorKind>> {
         let cx = self.context(nchunk, true)?;
         Some(cx.with_kind(|k| match k {
             Kind::Compress(c) => f(c),
-            Kind::Decompress(_) => Err(Error::InvalidParam),
+            Kind::Decompress(_) => Err(ErrorKind::InvalidParam),
         }))
     }
 
     fn decompressor(
         &self,
         nchunk: i64,
-        f: &mut dyn FnMut(&mut Decompressor) -> Result<usize, Error>,
-    ) -> Option<Result<usize, Error>> {
+        f: &mut dyn FnMut(&mut Decompressor) -> Result<usize, ErrorKind>,
+    ) -> Option<Result<usize, ErrorKind>> {
         let cx = self.context(nchunk, false)?;
         Some(cx.with_kind(|k| match k {
             Kind::Decompress(d) => f(d),
-            Kind::Compress(_) => Err(Error::InvalidParam),
+            Kind::Compress(_) => Err(ErrorKind::InvalidParam),
         }))
     }
 
@@ -515,11 +515,11 @@ unsafe fn locking_requested(io: &blosc2_io) -> bool {
 }
 
 /// Resolve a `blosc2_io` to a backend.
-fn backend(io: &blosc2_io) -> Result<std::sync::Arc<dyn blosc2_core::io::Backend>, Error> {
+fn backend(io: &blosc2_io) -> Result<std::sync::Arc<dyn blosc2_core::io::Backend>, ErrorKind> {
     super::io::backend_for(io)
 }
 
-fn finish(r: Result<Box<Handle>, Error>) -> *mut blosc2_schunk {
+fn finish(r: Result<Box<Handle>, ErrorKind>) -> *mut blosc2_schunk {
     match r {
         Ok(h) => h.into_c(),
         Err(e) => {
@@ -547,7 +547,7 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
         // SAFETY: as above.
         let urlpath = unsafe { c_path(st.urlpath) };
         finish((|| {
-            let eff = effective_cparams(cp).ok_or(Error::InvalidParam)?;
+            let eff = effective_cparams(cp).ok_or(ErrorKind::InvalidParam)?;
             let mut core = SuperChunk::new(Storage {
                 contiguous: st.contiguous,
                 urlpath,
@@ -653,7 +653,7 @@ unsafe fn open_with(
 ) -> *mut blosc2_schunk {
     // SAFETY: per the contract.
     let Some(path) = (unsafe { c_path(urlpath) }) else {
-        err(Error::NullPointer);
+        err(ErrorKind::NullPointer);
         return ptr::null_mut();
     };
     // SAFETY: NULL or valid per the contract.
@@ -768,7 +768,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
             // core compress the chunks again when they differ.
             let (c, cp) = match given {
                 Some(g) => {
-                    let eff = effective_cparams(g).ok_or(Error::InvalidParam)?;
+                    let eff = effective_cparams(g).ok_or(ErrorKind::InvalidParam)?;
                     (g, core_cparams(&eff))
                 }
                 None => (*h.cparams, h.core.cparams().clone()),
@@ -821,10 +821,10 @@ unsafe fn pull(schunk: *mut blosc2_schunk) {
 /// `schunk` is NULL or a live super-chunk.
 unsafe fn with<T: Into<i64>>(
     schunk: *mut blosc2_schunk,
-    f: impl FnOnce(&mut SuperChunk) -> Result<T, Error>,
+    f: impl FnOnce(&mut SuperChunk) -> Result<T, ErrorKind>,
 ) -> i64 {
     if schunk.is_null() {
-        return err(Error::NullPointer) as i64;
+        return err(ErrorKind::NullPointer) as i64;
     }
     // SAFETY: per the contract.
     unsafe { pull(schunk) };
@@ -849,9 +849,9 @@ unsafe fn with<T: Into<i64>>(
 ///
 /// # Safety
 /// `chunk` is NULL or a valid chunk.
-unsafe fn c_chunk<'a>(chunk: *const u8) -> Result<&'a [u8], Error> {
+unsafe fn c_chunk<'a>(chunk: *const u8) -> Result<&'a [u8], ErrorKind> {
     if chunk.is_null() {
-        return Err(Error::NullPointer);
+        return Err(ErrorKind::NullPointer);
     }
     // SAFETY: a valid chunk starts with its 32-byte header... at least the 16
     // leading bytes tell its length.
@@ -880,9 +880,9 @@ unsafe fn store_chunk<T: Into<i64>>(
     schunk: *mut blosc2_schunk,
     chunk: *mut u8,
     copy: bool,
-    op: impl FnOnce(&mut SuperChunk, &[u8]) -> Result<T, Error>,
+    op: impl FnOnce(&mut SuperChunk, &[u8]) -> Result<T, ErrorKind>,
 ) -> i64 {
-    guard(name, Error::Failure.code() as i64, || {
+    guard(name, ErrorKind::Failure.code() as i64, || {
         // SAFETY: forwarded contract.
         let r = unsafe { with(schunk, |core| op(core, c_chunk(chunk)?)) };
         if r >= 0 {
@@ -972,7 +972,7 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
 ) -> i64 {
     guard(
         "blosc2_schunk_delete_chunk",
-        Error::Failure.code() as i64,
+        ErrorKind::Failure.code() as i64,
         || {
             // SAFETY: forwarded contract.
             unsafe { with(schunk, |core| core.delete_chunk(nchunk)) }
@@ -992,10 +992,10 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
 ) -> i64 {
     guard(
         "blosc2_schunk_append_buffer",
-        Error::Failure.code() as i64,
+        ErrorKind::Failure.code() as i64,
         || {
             if nbytes < 0 || (src.is_null() && nbytes > 0) {
-                return err(Error::InvalidParam) as i64;
+                return err(ErrorKind::InvalidParam) as i64;
             }
             // SAFETY: `nbytes` readable bytes per the contract.
             let s = unsafe { super::ptr::in_slice(src, nbytes as usize) };
@@ -1006,7 +1006,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
             unsafe { pull(schunk) };
             // SAFETY: per the contract.
             let Some(h) = (unsafe { handle_ref(schunk) }) else {
-                return err(Error::NullPointer) as i64;
+                return err(ErrorKind::NullPointer) as i64;
             };
             let chunk = match h.core.compress_chunk(h.core.nchunks(), s) {
                 Ok(c) => c,
@@ -1032,10 +1032,10 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     ffi_int!("blosc2_schunk_decompress_chunk", {
         // SAFETY: per the contract.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         if dest.is_null() || nbytes < 0 {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         // SAFETY: `nbytes` writable bytes per the contract.
         let out = unsafe { super::ptr::out_slice(dest, nbytes as usize) };
@@ -1057,10 +1057,10 @@ unsafe fn get_chunk_impl(
 ) -> c_int {
     // SAFETY: per the contract.
     let Some(h) = (unsafe { reading(schunk) }).ok() else {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     };
     if chunk.is_null() || needs_free.is_null() {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     // SAFETY: writable per the contract; `schunk` is live.
     unsafe {
@@ -1085,7 +1085,7 @@ unsafe fn get_chunk_impl(
     // SAFETY: plain allocation of c.len() (> 0) bytes.
     let p = unsafe { libc::malloc(c.len().max(1)) }.cast::<u8>();
     if p.is_null() {
-        return err(Error::MemoryAlloc);
+        return err(ErrorKind::MemoryAlloc);
     }
     // SAFETY: p has c.len() writable bytes, disjoint from `c`; the out
     // pointers are writable per the contract.
@@ -1147,7 +1147,7 @@ pub(crate) unsafe fn resolve_lazy(
     src: *const c_void,
     srcsize: i32,
     items: Option<(i32, i32, bool)>,
-) -> Result<Option<Vec<u8>>, Error> {
+) -> Result<Option<Vec<u8>>, ErrorKind> {
     if src.is_null() || srcsize < blosc2_core::chunk::header::EXTENDED_HEADER_LENGTH as i32 {
         return Ok(None);
     }
@@ -1162,7 +1162,7 @@ pub(crate) unsafe fn resolve_lazy(
     // SAFETY: NULL or live per the contract.
     let Some(owner) = (unsafe { handle_ref(schunk.cast()) }) else {
         // the reference's answer: a lazy chunk needs its super-chunk
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     };
     let range = items.map(|(start, count, bytes)| {
         let ts = if bytes { 1 } else { h.typesize as i64 };
@@ -1187,7 +1187,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     ffi_int!("blosc2_schunk_get_slice_buffer", {
         // SAFETY: per the contract.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         let ts = h.core.typesize() as i64;
         let Some(len) = stop
@@ -1195,10 +1195,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
             .and_then(|n| n.checked_mul(ts))
             .filter(|&n| n >= 0)
         else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         if buffer.is_null() && len > 0 {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: `len` writable bytes per the contract.
         let out = unsafe { super::ptr::out_slice(buffer, len as usize) };
@@ -1224,17 +1224,17 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         // SAFETY: per the contract.
         let ts = match unsafe { handle(schunk) } {
             Some(h) => h.core.typesize() as i64,
-            None => return err(Error::NullPointer),
+            None => return err(ErrorKind::NullPointer),
         };
         let Some(len) = stop
             .checked_sub(start)
             .and_then(|n| n.checked_mul(ts))
             .filter(|&n| n >= 0)
         else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         if buffer.is_null() && len > 0 {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: `len` readable bytes per the contract.
         let src = unsafe { super::ptr::in_slice(buffer, len as usize) };
@@ -1254,7 +1254,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
             match unsafe { handle_ref(schunk) }.map(|h| h.core.slice_updates(start, stop, src)) {
                 Some(Ok(u)) => Ok(u),
                 Some(Err(e)) => Err(e),
-                None => Err(Error::NullPointer),
+                None => Err(ErrorKind::NullPointer),
             };
         // SAFETY: forwarded contract.
         let r = match updates {
@@ -1290,7 +1290,7 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
 ) -> c_int {
     ffi_int!("blosc2_schunk_reorder_offsets", {
         if offsets_order.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         // SAFETY: forwarded contract.
         let r = unsafe {
@@ -1318,11 +1318,11 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
 ) -> i64 {
     guard(
         "blosc2_schunk_fill_special",
-        Error::Failure.code() as i64,
+        ErrorKind::Failure.code() as i64,
         || {
             let kind = match Special::from_bits(special_value.clamp(0, 7) as u8) {
                 Some(k @ (Special::Zero | Special::Nan | Special::Uninit)) => k,
-                _ => return err(Error::SchunkSpecial) as i64,
+                _ => return err(ErrorKind::SchunkSpecial) as i64,
             };
             // SAFETY: forwarded contract.
             unsafe { with(schunk, |core| core.fill_special(nitems, kind, chunksize)) }
@@ -1343,14 +1343,14 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
 ) -> i64 {
     guard(
         "blosc2_schunk_to_buffer",
-        Error::Failure.code() as i64,
+        ErrorKind::Failure.code() as i64,
         || {
             // SAFETY: per the contract.
             let Some(h) = (unsafe { reading(schunk) }).ok() else {
-                return err(Error::NullPointer) as i64;
+                return err(ErrorKind::NullPointer) as i64;
             };
             if cframe.is_null() || needs_free.is_null() {
-                return err(Error::NullPointer) as i64;
+                return err(ErrorKind::NullPointer) as i64;
             }
             // an unchanged frame adopted from the caller is handed back as
             // it is, as upstream hands out its in-memory frame
@@ -1369,7 +1369,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             // SAFETY: plain allocation.
             let p = unsafe { libc::malloc(f.len()) }.cast::<u8>();
             if p.is_null() {
-                return err(Error::MemoryAlloc) as i64;
+                return err(ErrorKind::MemoryAlloc) as i64;
             }
             // SAFETY: p has f.len() writable bytes; out pointers writable per contract.
             unsafe {
@@ -1393,11 +1393,11 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
 ) -> i64 {
     guard(
         "blosc2_schunk_to_file",
-        Error::Failure.code() as i64,
+        ErrorKind::Failure.code() as i64,
         || {
             // SAFETY: per the contract.
             let Some(path) = (unsafe { c_path(urlpath) }) else {
-                return err(Error::NullPointer) as i64;
+                return err(ErrorKind::NullPointer) as i64;
             };
             // SAFETY: forwarded contract.
             unsafe { with(schunk, |core| core.to_file(&path)) }
@@ -1416,11 +1416,11 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
 ) -> i64 {
     guard(
         "blosc2_schunk_append_file",
-        Error::Failure.code() as i64,
+        ErrorKind::Failure.code() as i64,
         || {
             // SAFETY: per the contract.
             let Some(path) = (unsafe { c_path(urlpath) }) else {
-                return err(Error::NullPointer) as i64;
+                return err(ErrorKind::NullPointer) as i64;
             };
             // SAFETY: forwarded contract.
             unsafe { with(schunk, |core| core.append_file(&path)) }
@@ -1436,7 +1436,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
 pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
     guard(
         "blosc2_schunk_frame_len",
-        Error::Failure.code() as i64,
+        ErrorKind::Failure.code() as i64,
         || {
             // SAFETY: forwarded contract.
             unsafe { with(schunk, |core| core.frame_len()) }
@@ -1480,10 +1480,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
     ffi_int!("blosc2_schunk_get_cparams", {
         // SAFETY: per the contract.
         let Some(h) = (unsafe { handle_ref(schunk) }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         if cparams.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let mut cp = *h.cparams;
         let core = h.core.cparams();
@@ -1501,7 +1501,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
         unsafe {
             let p = libc::calloc(1, std::mem::size_of::<blosc2_cparams>()).cast::<blosc2_cparams>();
             if p.is_null() {
-                return err(Error::MemoryAlloc);
+                return err(ErrorKind::MemoryAlloc);
             }
             p.write(cp);
             *cparams = p;
@@ -1522,10 +1522,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
     ffi_int!("blosc2_schunk_get_dparams", {
         // SAFETY: per the contract.
         let Some(h) = (unsafe { handle_ref(schunk) }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         if dparams.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         let mut dp = *h.dparams;
         dp.schunk = schunk.cast();
@@ -1533,7 +1533,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
         unsafe {
             let p = libc::calloc(1, std::mem::size_of::<blosc2_dparams>()).cast::<blosc2_dparams>();
             if p.is_null() {
-                return err(Error::MemoryAlloc);
+                return err(ErrorKind::MemoryAlloc);
             }
             p.write(dp);
             *dparams = p;
@@ -1558,9 +1558,9 @@ pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
 
 /// # Safety
 /// `content` is NULL or has `len` readable bytes.
-unsafe fn content<'a>(content: *const u8, len: i32) -> Result<&'a [u8], Error> {
+unsafe fn content<'a>(content: *const u8, len: i32) -> Result<&'a [u8], ErrorKind> {
     if len < 0 || (len > 0 && content.is_null()) {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     // SAFETY: per the contract.
     Ok(unsafe { super::ptr::in_slice(content.cast(), len as usize) })
@@ -1581,7 +1581,7 @@ pub unsafe extern "C" fn blosc2_meta_add(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
                 core.meta_add(n, content(content_, content_len)?)
                     .map(|i| i as i64)
             })
@@ -1605,7 +1605,7 @@ pub unsafe extern "C" fn blosc2_meta_update(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
                 core.meta_update(n, content(content_, content_len)?)
                     .map(|i| i as i64)
             })
@@ -1626,14 +1626,14 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
     ffi_int!("blosc2_vlmeta_exists", {
         // SAFETY: per the contract.
         let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_name(name) }) else {
-            return Error::InvalidParam.code();
+            return ErrorKind::InvalidParam.code();
         };
         if n.len() > blosc2_core::metalayers::NAME_MAXLEN {
-            return Error::InvalidParam.code();
+            return ErrorKind::InvalidParam.code();
         }
         match blosc2_core::metalayers::find(&h.core.vlmetalayers, n) {
             Some(i) => i as c_int,
-            None => Error::NotFound.code(),
+            None => ErrorKind::NotFound.code(),
         }
     })
 }
@@ -1661,7 +1661,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
                 let cp = vl_cparams(cparams);
                 core.vlmeta_add(n, content(content_, content_len)?, cp.as_ref())
                     .map(|i| i as i64)
@@ -1687,7 +1687,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
                 let cp = vl_cparams(cparams);
                 core.vlmeta_update(n, content(content_, content_len)?, cp.as_ref())
                     .map(|i| i as i64)
@@ -1711,13 +1711,13 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     ffi_int!("blosc2_vlmeta_get", {
         // SAFETY: per the contract.
         let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_name(name) }) else {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         };
         if content_.is_null() || content_len.is_null() {
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         let Some(i) = blosc2_core::metalayers::find(&h.core.vlmetalayers, n) else {
-            return Error::NotFound.code();
+            return ErrorKind::NotFound.code();
         };
         let v = match h.core.vlmeta_get(n) {
             Ok(v) => v,
@@ -1729,7 +1729,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
             // SAFETY: plain allocation.
             let p = unsafe { libc::malloc(v.len()) }.cast::<u8>();
             if p.is_null() {
-                return err(Error::MemoryAlloc);
+                return err(ErrorKind::MemoryAlloc);
             }
             // SAFETY: p has v.len() writable bytes.
             unsafe { ptr::copy_nonoverlapping(v.as_ptr(), p, v.len()) };
@@ -1757,7 +1757,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(Error::InvalidParam)?;
+                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
                 core.vlmeta_delete(n).map(|i| i as i64)
             })
         };
@@ -1777,10 +1777,10 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
     ffi_int!("blosc2_vlmeta_get_names", {
         // SAFETY: per the contract.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         if names.is_null() {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         }
         for (i, m) in h.vlmetas.iter().enumerate() {
             // SAFETY: room for nvlmetalayers pointers per the contract.
@@ -1844,20 +1844,20 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
     ffi_int!("blosc2_schunk_get_sparse_buffer", {
         // SAFETY: per the contract.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
-            return Error::InvalidParam.code();
+            return ErrorKind::InvalidParam.code();
         };
         if ncoords < 0 {
-            return Error::InvalidParam.code();
+            return ErrorKind::InvalidParam.code();
         }
         if ncoords == 0 {
             return 0;
         }
         if coords.is_null() || buffer.is_null() {
-            return Error::InvalidParam.code();
+            return ErrorKind::InvalidParam.code();
         }
         let ts = h.core.typesize().max(1) as usize;
         let Some(len) = (ncoords as usize).checked_mul(ts) else {
-            return Error::InvalidParam.code();
+            return ErrorKind::InvalidParam.code();
         };
         // SAFETY: `ncoords` values and `ncoords` items of room per the contract.
         let (c, out) = unsafe {
@@ -1888,14 +1888,14 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
 ) -> i64 {
     guard(
         "blosc2_get_slice_nchunks",
-        Error::Failure.code() as i64,
+        ErrorKind::Failure.code() as i64,
         || {
             // SAFETY: per the contract.
             let Some(h) = (unsafe { reading(schunk) }).ok() else {
-                return Error::NullPointer.code() as i64;
+                return ErrorKind::NullPointer.code() as i64;
             };
             if start.is_null() || stop.is_null() || chunks_idx.is_null() {
-                return Error::NullPointer.code() as i64;
+                return ErrorKind::NullPointer.code() as i64;
             }
             let is_array = ["b2nd", "caterva"]
                 .iter()
@@ -1932,7 +1932,7 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
                 unsafe {
                     let p = libc::malloc(v.len() * 8).cast::<i64>();
                     if p.is_null() {
-                        return err(Error::MemoryAlloc) as i64;
+                        return err(ErrorKind::MemoryAlloc) as i64;
                     }
                     ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
                     p

@@ -13,7 +13,7 @@ use super::types::{blosc2_context, blosc2_schunk};
 use blosc2_core::chunk::header::MAX_BUFFERSIZE;
 use blosc2_core::chunk::vlblocks::{VlChunk, VlScratch};
 use blosc2_core::chunk::{ChunkHeader, Decompressor};
-use blosc2_core::error::Error;
+use blosc2_core::error::ErrorKind;
 use std::ffi::c_int;
 use std::os::raw::c_void;
 use std::ptr;
@@ -24,7 +24,7 @@ use std::ptr;
 ///
 /// # Safety
 /// `src` is non-NULL and has `srcsize` readable bytes.
-unsafe fn chunk_at<'a>(src: *const c_void, srcsize: i32) -> Result<&'a [u8], Error> {
+unsafe fn chunk_at<'a>(src: *const c_void, srcsize: i32) -> Result<&'a [u8], ErrorKind> {
     // SAFETY: forwarded caller contract; a negative size reads nothing.
     Ok(unsafe { in_slice(src, srcsize.max(0) as usize) })
 }
@@ -41,7 +41,7 @@ unsafe fn full_chunk(
     src: *const c_void,
     srcsize: i32,
     owned: &mut Option<Vec<u8>>,
-) -> Result<&[u8], Error> {
+) -> Result<&[u8], ErrorKind> {
     // SAFETY: forwarded caller contract.
     *owned = unsafe { super::schunk::resolve_lazy(schunk, src, srcsize, None) }?;
     match owned {
@@ -57,12 +57,12 @@ fn malloc_block(
     j: usize,
     d: &Decompressor,
     scratch: &mut VlScratch,
-) -> Result<(*mut u8, usize), Error> {
+) -> Result<(*mut u8, usize), ErrorKind> {
     let n = vl.block_nbytes(j)?;
     // SAFETY: plain allocation; n > 0 for every valid block.
     let p = unsafe { libc::malloc(n) }.cast::<u8>();
     if p.is_null() {
-        return Err(Error::MemoryAlloc);
+        return Err(ErrorKind::MemoryAlloc);
     }
     // SAFETY: p has n writable bytes that nothing else references.
     let out = unsafe { out_slice(p.cast(), n) };
@@ -96,16 +96,16 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     ffi_int!("blosc2_vlcompress_ctx", {
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         c.with_kind(|k| {
             let Kind::Compress(comp) = k else {
                 trace_error!("Context is not meant for compression.  Giving up.");
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             };
             if srcs.is_null() || srcsizes.is_null() || nblocks <= 0 {
                 trace_error!("Invalid sources for VL-block compression.");
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             }
             let n = nblocks as usize;
             // SAFETY: both arrays hold `nblocks` entries per the contract.
@@ -120,20 +120,20 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
             for (i, (&p, &len)) in ptrs.iter().zip(sizes).enumerate() {
                 if p.is_null() || len <= 0 {
                     trace_error!("Invalid VL block at index {i}.");
-                    return err(Error::InvalidParam);
+                    return err(ErrorKind::InvalidParam);
                 }
                 total += len as i64;
                 if total > MAX_BUFFERSIZE as i64 {
-                    return err(Error::MaxBufsizeExceeded);
+                    return err(ErrorKind::MaxBufsizeExceeded);
                 }
                 // SAFETY: `srcs[i]` has `srcsizes[i]` readable bytes per the contract.
                 blocks.push(unsafe { in_slice(p, len as usize) });
             }
             if dest.is_null() {
-                return err(Error::NullPointer);
+                return err(ErrorKind::NullPointer);
             }
             if destsize < 0 {
-                return err(Error::MaxBufsizeExceeded);
+                return err(ErrorKind::MaxBufsizeExceeded);
             }
             // SAFETY: `destsize` writable bytes per the contract.
             let out = unsafe { out_slice(dest, destsize as usize) };
@@ -166,19 +166,19 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     ffi_int!("blosc2_vldecompress_ctx", {
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         c.with_kind(|k| {
             let Kind::Decompress(d) = k else {
                 trace_error!("Context is not meant for decompression.  Giving up.");
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             };
             if dests.is_null() || destsizes.is_null() || maxblocks <= 0 {
                 trace_error!("Invalid destinations for VL-block decompression.");
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             }
             if src.is_null() {
-                return err(Error::NullPointer);
+                return err(ErrorKind::NullPointer);
             }
             let mut owned = None;
             // SAFETY: `srcsize` readable bytes per the contract.
@@ -191,7 +191,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
             let n = vl.nblocks();
             if n > maxblocks as usize {
                 trace_error!("Not enough output entries for VL-block decompression.");
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             }
             // Every block gets its buffer first, so they can be decoded in
             // parallel; any failure frees them all.
@@ -207,7 +207,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
                 let p = unsafe { libc::malloc(len) }.cast::<u8>();
                 if p.is_null() {
                     free_all(&got);
-                    return err(Error::MemoryAlloc);
+                    return err(ErrorKind::MemoryAlloc);
                 }
                 got.push((p, len));
             }
@@ -253,7 +253,7 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
     ffi_int!("blosc2_vlchunk_get_nblocks", {
         if src.is_null() || nblocks.is_null() {
             trace_error!("src and nblocks must not be NULL.");
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         // SAFETY: `srcsize` readable bytes per the contract.
         let h = match unsafe { chunk_at(src, srcsize) }.and_then(ChunkHeader::read) {
@@ -262,7 +262,7 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
         };
         if !h.is_vlblocks() {
             trace_error!("Chunk does not use VL blocks.");
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         // SAFETY: non-NULL and writable per the contract.
         unsafe { nblocks.write(h.blocksize) };
@@ -284,7 +284,7 @@ unsafe fn block_with(
     destsize: *mut i32,
 ) -> c_int {
     if src.is_null() {
-        return err(Error::NullPointer);
+        return err(ErrorKind::NullPointer);
     }
     let mut owned = None;
     // SAFETY: `srcsize` readable bytes per the contract.
@@ -295,7 +295,7 @@ unsafe fn block_with(
     };
     if nblock < 0 || nblock as usize >= vl.nblocks() {
         trace_error!("nblock ({nblock}) out of range [0, {}).", vl.nblocks());
-        return err(Error::InvalidParam);
+        return err(ErrorKind::InvalidParam);
     }
     match malloc_block(&vl, nblock as usize, d, &mut VlScratch::default()) {
         Ok((p, n)) => {
@@ -330,16 +330,16 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     ffi_int!("blosc2_vldecompress_block_ctx", {
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
-            return err(Error::NullPointer);
+            return err(ErrorKind::NullPointer);
         };
         c.with_kind(|k| {
             let Kind::Decompress(d) = k else {
                 trace_error!("Context is not meant for decompression.  Giving up.");
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             };
             if dest.is_null() || destsize.is_null() {
                 trace_error!("dest and destsize must not be NULL.");
-                return err(Error::InvalidParam);
+                return err(ErrorKind::InvalidParam);
             }
             let schunk = c.dparams.schunk;
             // SAFETY: `schunk` is NULL or a live super-chunk; forwarded caller
@@ -370,7 +370,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
     ffi_int!("blosc2_schunk_get_vlblock", {
         if schunk.is_null() || dest.is_null() || destsize.is_null() {
             trace_error!("schunk, dest, and destsize must not be NULL.");
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         let mut chunk: *mut u8 = ptr::null_mut();
         let mut needs_free = false;
@@ -383,7 +383,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
         }
         if chunk.is_null() || cbytes == 0 {
             trace_error!("Chunk {nchunk} is not initialized.");
-            return err(Error::InvalidParam);
+            return err(ErrorKind::InvalidParam);
         }
         // SAFETY: the super-chunk is live, so its dctx is NULL or a live context.
         let dctx = unsafe { (*schunk).dctx };
@@ -405,9 +405,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
                         destsize,
                     )
                 },
-                Kind::Compress(_) => err(Error::InvalidParam),
+                Kind::Compress(_) => err(ErrorKind::InvalidParam),
             }),
-            None => err(Error::InvalidParam),
+            None => err(ErrorKind::InvalidParam),
         };
         if needs_free {
             // SAFETY: blosc2_schunk_get_chunk malloc()ed it for us to free.

@@ -10,7 +10,7 @@ use super::meta::{self, Meta, MAX_DIM};
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::special::make_special;
 use crate::chunk::{CParams, Special};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::metalayers::Metalayer;
 use crate::schunk::{Storage, SuperChunk};
 use std::borrow::{Borrow, BorrowMut};
@@ -73,9 +73,9 @@ impl Params {
     pub fn blocksize(&self, typesize: i32) -> Result<i32> {
         let mut n: i32 = 1;
         for &b in &self.blockshape {
-            n = n.checked_mul(b).ok_or(Error::InvalidParam)?;
+            n = n.checked_mul(b).ok_or(ErrorKind::InvalidParam)?;
         }
-        n.checked_mul(typesize).ok_or(Error::InvalidParam)
+        n.checked_mul(typesize).ok_or(ErrorKind::InvalidParam)
     }
 }
 
@@ -234,8 +234,8 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     pub fn nbytes(&self) -> Result<usize> {
         let n = (self.geom.nitems as u64)
             .checked_mul(self.typesize().max(0) as u64)
-            .ok_or(Error::InvalidParam)?;
-        usize::try_from(n).map_err(|_| Error::InvalidParam)
+            .ok_or(ErrorKind::InvalidParam)?;
+        usize::try_from(n).map_err(|_| ErrorKind::InvalidParam)
     }
 
     /// Serialize as a contiguous frame (`b2nd_to_cframe`).
@@ -329,21 +329,21 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
     pub fn init(mut sc: S, params: &Params, fill: Fill) -> Result<Array<S>> {
         let p = params;
         if p.shape.len() > MAX_DIM {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         geometry::validate(&p.shape, &p.chunkshape, &p.blockshape)?;
         let geom = Geometry::new(&p.shape, &p.chunkshape, &p.blockshape)?;
         let ts = sc.borrow().typesize();
         if ts <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let chunk_nbytes = geom.chunk_nbytes(ts)?;
         if matches!(fill, Fill::Nans) && ts != 4 && ts != 8 {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         if let Fill::Value(v) = fill {
             if v.len() < ts as usize {
-                return Err(Error::InvalidParam);
+                return Err(ErrorKind::InvalidParam);
             }
         }
         let m = meta::serialize(
@@ -367,7 +367,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
             let nitems = geom
                 .nchunks()
                 .checked_mul(geom.extchunknitems)
-                .ok_or(Error::InvalidParam)?;
+                .ok_or(ErrorKind::InvalidParam)?;
             s.fill_special(nitems, kind, chunk_nbytes as i32)?;
             if let Fill::Value(v) = fill {
                 let cp = CParams {
@@ -393,7 +393,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
     pub fn fill_from_cbuffer(&mut self, buf: &[u8]) -> Result<()> {
         let need = self.nbytes()?;
         if buf.len() < need {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if self.geom.nitems == 0 {
             return Ok(());
@@ -448,14 +448,14 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
     pub fn refresh(&mut self) -> Result<bool> {
         let m = match read_meta(self.schunk()) {
             Ok(m) => m,
-            Err(Error::MetalayerNotFound) => return Ok(false),
+            Err(ErrorKind::MetalayerNotFound) => return Ok(false),
             Err(e) => return Err(e),
         };
         if m.ndim() != self.ndim()
             || m.chunkshape != self.chunkshape()
             || m.blockshape != self.blockshape()
         {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         if m.shape == self.shape() {
             return Ok(false);
@@ -469,6 +469,6 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
 pub fn read_meta(sc: &SuperChunk) -> Result<Meta> {
     let i = crate::metalayers::find(&sc.metalayers, META_NAME)
         .or_else(|| crate::metalayers::find(&sc.metalayers, META_NAME_CATERVA))
-        .ok_or(Error::MetalayerNotFound)?;
+        .ok_or(ErrorKind::MetalayerNotFound)?;
     Meta::deserialize(&sc.metalayers[i].content)
 }

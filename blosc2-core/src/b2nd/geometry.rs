@@ -11,7 +11,7 @@
 //! range `j * blocknitems * typesize ..` of it.
 
 use super::meta::MAX_DIM;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Shapes, counts and strides of an array (dimensions past `ndim` are 1,
 /// as in the reference's struct).
@@ -40,14 +40,14 @@ pub struct Geometry {
 /// with a zero chunk (the placeholder of empty contexts).
 pub fn validate(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Result<()> {
     if shape.len() > MAX_DIM || chunkshape.len() != shape.len() || blockshape.len() != shape.len() {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     for i in 0..shape.len() {
         if shape[i] < 0 || chunkshape[i] < 0 || blockshape[i] < 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if blockshape[i] == 0 && chunkshape[i] != 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
     }
     Ok(())
@@ -59,7 +59,7 @@ pub fn validate_stored(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) ->
     validate(shape, chunkshape, blockshape)?;
     for i in 0..shape.len() {
         if shape[i] != 0 && (chunkshape[i] == 0 || blockshape[i] == 0) {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
     }
     Ok(())
@@ -67,16 +67,16 @@ pub fn validate_stored(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) ->
 
 fn mul64(a: i64, b: i64) -> Result<i64> {
     if a < 0 || b < 0 {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
-    a.checked_mul(b).ok_or(Error::InvalidParam)
+    a.checked_mul(b).ok_or(ErrorKind::InvalidParam)
 }
 
 fn mul32(a: i32, b: i32) -> Result<i32> {
     if a < 0 || b < 0 {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
-    a.checked_mul(b).ok_or(Error::InvalidParam)
+    a.checked_mul(b).ok_or(ErrorKind::InvalidParam)
 }
 
 impl Geometry {
@@ -114,7 +114,8 @@ impl Geometry {
                     g.extshape[i] = if s % c64 == 0 {
                         s
                     } else {
-                        s.checked_add(c64 - s % c64).ok_or(Error::InvalidParam)?
+                        s.checked_add(c64 - s % c64)
+                            .ok_or(ErrorKind::InvalidParam)?
                     };
                     g.extchunkshape[i] = if c % b == 0 {
                         c64
@@ -233,11 +234,11 @@ impl Geometry {
     /// Bytes of one decompressed chunk, checked against the 2 GiB chunk limit.
     pub fn chunk_nbytes(&self, typesize: i32) -> Result<usize> {
         if typesize <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let n = mul64(self.extchunknitems, typesize as i64)?;
         if n > crate::chunk::header::MAX_BUFFERSIZE as i64 {
-            return Err(Error::MaxBufsizeExceeded);
+            return Err(ErrorKind::MaxBufsizeExceeded);
         }
         Ok(n as usize)
     }

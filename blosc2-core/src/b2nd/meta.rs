@@ -7,7 +7,7 @@
 //! (it skips the markers of the fixed-width fields) but never reads past the
 //! buffer.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Upstream's `B2ND_MAX_DIM`.
 pub const MAX_DIM: usize = 16;
@@ -64,33 +64,34 @@ pub fn serialize(
 ) -> Result<Vec<u8>> {
     let ndim = shape.len();
     if ndim > MAX_DIM || chunkshape.len() != ndim || blockshape.len() != ndim {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if dtype_format < 0 {
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let dtype = dtype.unwrap_or(DEFAULT_DTYPE).as_bytes();
-    let dlen = i32::try_from(dtype.len()).map_err(|_| Error::Failure)?;
+    let dlen = i32::try_from(dtype.len()).map_err(|_| ErrorKind::Failure)?;
     let mut out = Vec::with_capacity(3 + 3 * (1 + ndim * 9) + 6 + dtype.len());
     // Writing into a Vec cannot fail; map the error type anyway.
-    let w =
-        |r: std::result::Result<(), rmp::encode::ValueWriteError>| r.map_err(|_| Error::Failure);
-    rmp::encode::write_array_len(&mut out, 7).map_err(|_| Error::Failure)?;
-    rmp::encode::write_pfix(&mut out, METALAYER_VERSION).map_err(|_| Error::Failure)?;
-    rmp::encode::write_pfix(&mut out, ndim as u8).map_err(|_| Error::Failure)?;
-    rmp::encode::write_array_len(&mut out, ndim as u32).map_err(|_| Error::Failure)?;
+    let w = |r: std::result::Result<(), rmp::encode::ValueWriteError>| {
+        r.map_err(|_| ErrorKind::Failure)
+    };
+    rmp::encode::write_array_len(&mut out, 7).map_err(|_| ErrorKind::Failure)?;
+    rmp::encode::write_pfix(&mut out, METALAYER_VERSION).map_err(|_| ErrorKind::Failure)?;
+    rmp::encode::write_pfix(&mut out, ndim as u8).map_err(|_| ErrorKind::Failure)?;
+    rmp::encode::write_array_len(&mut out, ndim as u32).map_err(|_| ErrorKind::Failure)?;
     for &s in shape {
         w(rmp::encode::write_i64(&mut out, s))?;
     }
-    rmp::encode::write_array_len(&mut out, ndim as u32).map_err(|_| Error::Failure)?;
+    rmp::encode::write_array_len(&mut out, ndim as u32).map_err(|_| ErrorKind::Failure)?;
     for &c in chunkshape {
         w(rmp::encode::write_i32(&mut out, c))?;
     }
-    rmp::encode::write_array_len(&mut out, ndim as u32).map_err(|_| Error::Failure)?;
+    rmp::encode::write_array_len(&mut out, ndim as u32).map_err(|_| ErrorKind::Failure)?;
     for &b in blockshape {
         w(rmp::encode::write_i32(&mut out, b))?;
     }
-    rmp::encode::write_pfix(&mut out, dtype_format as u8).map_err(|_| Error::Failure)?;
+    rmp::encode::write_pfix(&mut out, dtype_format as u8).map_err(|_| ErrorKind::Failure)?;
     // The reference always uses str32, whatever the length: rmp would pick
     // the shortest marker, so this one is written by hand.
     out.push(rmp::Marker::Str32.to_u8());
@@ -107,8 +108,8 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.pos.checked_add(n).ok_or(Error::Failure)?;
-        let s = self.buf.get(self.pos..end).ok_or(Error::Failure)?;
+        let end = self.pos.checked_add(n).ok_or(ErrorKind::Failure)?;
+        let s = self.buf.get(self.pos..end).ok_or(ErrorKind::Failure)?;
         self.pos = end;
         Ok(s)
     }
@@ -126,14 +127,14 @@ impl<'a> Reader<'a> {
 /// are `Failure`, as the reference returns for malformed metalayers.
 pub fn deserialize(buf: &[u8]) -> Result<(Meta, usize)> {
     if buf.is_empty() {
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let mut r = Reader { buf, pos: 0 };
     r.byte()?; // the outer array marker
     let version = r.byte()?;
     let ndim = r.byte()? as i8;
     if ndim < 0 || ndim as usize > MAX_DIM {
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let ndim = ndim as usize;
     r.byte()?; // shape array marker
@@ -156,15 +157,15 @@ pub fn deserialize(buf: &[u8]) -> Result<(Meta, usize)> {
     }
     let (dtype, dtype_format) = if r.pos < buf.len() {
         if buf.len() - r.pos < 6 {
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
         let fmt = r.byte()? as i8;
         if r.byte()? != rmp::Marker::Str32.to_u8() {
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
         let len = i32::from_be_bytes(r.be::<4>()?);
         if len < 0 {
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
         let s = r.take(len as usize)?;
         // The reference keeps the bytes as a C string: it stops at a NUL.
@@ -247,7 +248,7 @@ mod tests {
         for nd in [17u8, 0x80, 0xff] {
             let mut b = good.clone();
             b[2] = nd;
-            assert_eq!(deserialize(&b).unwrap_err(), Error::Failure);
+            assert_eq!(deserialize(&b).unwrap_err(), ErrorKind::Failure);
         }
         // dtype length past the buffer, negative, and a wrong marker
         let mut b = good.clone();

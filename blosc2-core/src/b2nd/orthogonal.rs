@@ -9,7 +9,7 @@
 
 use super::array::Array;
 use super::geometry::Geometry;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::schunk::SuperChunk;
 use std::borrow::{Borrow, BorrowMut};
 
@@ -28,7 +28,7 @@ fn groups(g: &Geometry, d: usize, sel: &[i64], bufstride: i64) -> Result<Vec<Gro
     let mut order: Vec<(i64, usize)> = Vec::with_capacity(sel.len());
     for (pos, &v) in sel.iter().enumerate() {
         if v < 0 || v >= g.shape[d] {
-            return Err(Error::InvalidIndex);
+            return Err(ErrorKind::InvalidIndex);
         }
         order.push((v, pos));
     }
@@ -86,7 +86,7 @@ fn plan(
 ) -> Result<(Vec<Vec<Group>>, usize)> {
     let nd = g.ndim;
     if selection.len() != nd || bufshape.len() != nd {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     let bufstrides = super::geometry::strides(bufshape);
     let mut need: i64 = 1;
@@ -94,7 +94,7 @@ fn plan(
     for d in 0..nd {
         let n = selection[d].len() as i64;
         if n > bufshape[d] {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if n == 0 {
             need = 0;
@@ -103,16 +103,16 @@ fn plan(
                 .checked_add(
                     (n - 1)
                         .checked_mul(bufstrides[d])
-                        .ok_or(Error::InvalidParam)?,
+                        .ok_or(ErrorKind::InvalidParam)?,
                 )
-                .ok_or(Error::InvalidParam)?;
+                .ok_or(ErrorKind::InvalidParam)?;
         }
         all.push(groups(g, d, selection[d], bufstrides[d])?);
     }
     let bytes = usize::try_from(need)
         .ok()
         .and_then(|n| n.checked_mul(ts))
-        .ok_or(Error::InvalidParam)?;
+        .ok_or(ErrorKind::InvalidParam)?;
     Ok((all, bytes))
 }
 
@@ -136,12 +136,12 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         let g = &self.geom;
         let ts = self.typesize().max(1) as usize;
         if g.ndim == 0 {
-            let out = buf.get_mut(..ts).ok_or(Error::InvalidParam)?;
+            let out = buf.get_mut(..ts).ok_or(ErrorKind::InvalidParam)?;
             return self.get_slice_cbuffer(&[], &[], out, &[]);
         }
         let (groups, need) = plan(g, ts, selection, bufshape)?;
         if buf.len() < need {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let nbytes = g.chunk_nbytes(ts as i32)?;
         let mut chunk = vec![0u8; nbytes];
@@ -176,14 +176,14 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         let g = &self.geom;
         let ts = self.typesize().max(1) as usize;
         if buf.len() < coords.len() * ts || g.ndim == 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let grid = g.chunks_in_array();
         let mut idx = vec![0i64; g.ndim];
         let mut storage = Vec::with_capacity(coords.len());
         for &c in coords {
             if c < 0 || c >= g.nitems {
-                return Err(Error::InvalidParam);
+                return Err(ErrorKind::InvalidParam);
             }
             super::geometry::unravel(c, g.shape(), &mut idx);
             let (mut nchunk, mut nblock, mut inblock) = (0i64, 0i64, 0i64);
@@ -228,12 +228,12 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
         let g = self.geom.clone();
         let ts = self.typesize().max(1) as usize;
         if g.ndim == 0 {
-            let item = buf.get(..ts).ok_or(Error::InvalidParam)?;
+            let item = buf.get(..ts).ok_or(ErrorKind::InvalidParam)?;
             return self.set_slice_cbuffer(item, &[], &[], &[]);
         }
         let (groups, need) = plan(&g, ts, selection, bufshape)?;
         if buf.len() < need {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let nbytes = g.chunk_nbytes(ts as i32)?;
         let mut chunk = vec![0u8; nbytes];

@@ -14,7 +14,7 @@ use super::geometry::unravel;
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::special::make_special;
 use crate::chunk::{CParams, Special};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::schunk::{Storage, SuperChunk};
 use std::borrow::{Borrow, BorrowMut};
 
@@ -31,7 +31,7 @@ fn check_axis(axis: i32, ndim: usize) -> Result<usize> {
     usize::try_from(axis)
         .ok()
         .filter(|&a| a < ndim)
-        .ok_or(Error::InvalidParam)
+        .ok_or(ErrorKind::InvalidParam)
 }
 
 impl<S: BorrowMut<SuperChunk>> Array<S> {
@@ -56,17 +56,17 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
     pub fn resize(&mut self, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
         let nd = self.ndim();
         if new_shape.len() != nd || start.is_some_and(|s| s.len() != nd) {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if new_shape.iter().any(|&s| s < 0) {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let shape = self.shape().to_vec();
         let cs = self.chunkshape().to_vec();
         if let Some(st) = start {
             for i in 0..nd {
                 if st[i] < 0 || st[i] > shape[i] {
-                    return Err(Error::InvalidParam);
+                    return Err(ErrorKind::InvalidParam);
                 }
                 let grows_inside = new_shape[i] > shape[i] && st[i] != shape[i];
                 let shrinks_inside =
@@ -75,7 +75,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
                     // only the last chunk of an axis may be cut
                     let c = cs[i] as i64;
                     if c == 0 || st[i] % c != 0 || (new_shape[i] - shape[i]) % c != 0 {
-                        return Err(Error::InvalidParam);
+                        return Err(ErrorKind::InvalidParam);
                     }
                 }
             }
@@ -143,11 +143,11 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
         let mut slab = self.typesize() as i64;
         for (i, &s) in shape.iter().enumerate() {
             if i != axis {
-                slab = slab.checked_mul(s).ok_or(Error::InvalidParam)?;
+                slab = slab.checked_mul(s).ok_or(ErrorKind::InvalidParam)?;
             }
         }
         if slab <= 0 || buf.len() as i64 % slab != 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let added = buf.len() as i64 / slab;
         let mut new_shape = shape.clone();
@@ -197,7 +197,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
         let axis = check_axis(axis, self.ndim())?;
         let shape = self.shape().to_vec();
         if at < 0 || len < 0 || at.checked_add(len).is_none_or(|e| e > shape[axis]) {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let mut new_shape = shape.clone();
         new_shape[axis] -= len;
@@ -279,10 +279,10 @@ pub fn check_concat(
     let nd = shape.len();
     let ax = check_axis(axis, nd)?;
     if other_typesize != typesize || nd == 0 || other_shape.len() != nd {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if (0..nd).any(|i| i != ax && shape[i] != other_shape[i]) {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     Ok(ax)
 }
@@ -339,7 +339,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     pub fn squeeze_params(&self, index: &[bool]) -> Result<(Params, bool)> {
         let nd = self.ndim();
         if index.len() < nd {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         self.only_b2nd_meta()?;
         let (mut shape, mut cs, mut bs) = (Vec::new(), Vec::new(), Vec::new());
@@ -347,7 +347,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         for (i, &squeezed) in index.iter().enumerate().take(nd) {
             if squeezed {
                 if self.shape()[i] != 1 {
-                    return Err(Error::InvalidIndex);
+                    return Err(ErrorKind::InvalidIndex);
                 }
                 same_layout &= self.chunkshape()[i] == 1 && self.blockshape()[i] == 1;
             } else {
@@ -364,7 +364,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     pub fn expand_params(&self, axis: &[bool]) -> Result<(Params, bool)> {
         self.only_b2nd_meta()?;
         if axis.len() > super::MAX_DIM {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let (mut shape, mut cs, mut bs) = (Vec::new(), Vec::new(), Vec::new());
         let mut old = 0;
@@ -375,7 +375,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                 bs.push(1);
             } else {
                 if old == self.ndim() {
-                    return Err(Error::InvalidParam);
+                    return Err(ErrorKind::InvalidParam);
                 }
                 shape.push(self.shape()[old]);
                 cs.push(self.chunkshape()[old]);
@@ -385,7 +385,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         }
         if old != self.ndim() {
             // the reference would silently drop the remaining dimensions
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         Ok((self.params_like(&shape, &cs, &bs), true))
     }
@@ -401,7 +401,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     /// reference does.
     fn only_b2nd_meta(&self) -> Result<()> {
         if self.schunk().metalayers.iter().any(|m| m.name != META_NAME) {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         Ok(())
     }
@@ -430,7 +430,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         same_layout: bool,
     ) -> Result<()> {
         if dest.nitems() != self.nitems() || dest.typesize() != self.typesize() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let src = self.schunk();
         if same_layout && dest.schunk().nchunks() == src.nchunks() {

@@ -13,7 +13,7 @@ use super::array::Array;
 use super::geometry::{strides, Geometry};
 use super::meta::MAX_DIM;
 use crate::chunk::ChunkHeader;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::schunk::SuperChunk;
 use std::borrow::{Borrow, BorrowMut};
 
@@ -38,12 +38,12 @@ pub fn copy_buffer2(
         || dst_pad_shape.len() != nd
         || dst_start.len() != nd
     {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if nd == 0 {
-        let s = src.get(..itemsize).ok_or(Error::InvalidParam)?;
+        let s = src.get(..itemsize).ok_or(ErrorKind::InvalidParam)?;
         dst.get_mut(..itemsize)
-            .ok_or(Error::InvalidParam)?
+            .ok_or(ErrorKind::InvalidParam)?
             .copy_from_slice(s);
         return Ok(());
     }
@@ -51,9 +51,9 @@ pub fn copy_buffer2(
     for i in 0..nd {
         copy[i] = src_stop[i]
             .checked_sub(src_start[i])
-            .ok_or(Error::InvalidParam)?;
+            .ok_or(ErrorKind::InvalidParam)?;
         if copy[i] < 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
     }
     if copy[..nd].contains(&0) {
@@ -67,14 +67,16 @@ pub fn copy_buffer2(
             o = start[i]
                 .checked_mul(st[i])
                 .and_then(|v| o.checked_add(v))
-                .ok_or(Error::InvalidParam)?;
+                .ok_or(ErrorKind::InvalidParam)?;
         }
         Ok(o)
     };
     let so = offset(src_start, &ss)?;
     let dof = offset(dst_start, &ds)?;
     let is = itemsize as i64;
-    let row = copy[nd - 1].checked_mul(is).ok_or(Error::InvalidParam)? as usize;
+    let row = copy[nd - 1]
+        .checked_mul(is)
+        .ok_or(ErrorKind::InvalidParam)? as usize;
     // the last row of the box bounds the whole box (offsets only grow)
     let last = |base: i64, st: &[i64]| -> Option<i64> {
         let mut o = base;
@@ -84,10 +86,10 @@ pub fn copy_buffer2(
         o.checked_add(1)?.checked_mul(is)
     };
     let (Some(se), Some(de)) = (last(so, &ss), last(dof, &ds)) else {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     };
     if so < 0 || dof < 0 || se > src.len() as i64 || de > dst.len() as i64 {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if nd == 1 {
         let (a, b) = ((so * is) as usize, (dof * is) as usize);
@@ -224,7 +226,7 @@ fn plan_chunks(
 /// metalayer disagrees with its chunks is refused rather than misread.
 fn check_chunksize(sc: &SuperChunk, chunk_nbytes: usize) -> Result<()> {
     if sc.nchunks() > 0 && sc.chunksize() as i64 != chunk_nbytes as i64 {
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     }
     Ok(())
 }
@@ -241,7 +243,7 @@ fn box_extent(bufshape: &[i64], len: &[i64]) -> Result<i64> {
         e = (len[i] - 1)
             .checked_mul(st[i])
             .and_then(|v| e.checked_add(v))
-            .ok_or(Error::InvalidParam)?;
+            .ok_or(ErrorKind::InvalidParam)?;
     }
     Ok(e)
 }
@@ -251,11 +253,11 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     pub fn check_range(&self, start: &[i64], stop: &[i64]) -> Result<()> {
         let nd = self.ndim();
         if start.len() != nd || stop.len() != nd {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         for i in 0..nd {
             if start[i] < 0 || start[i] > stop[i] || stop[i] > self.geom.shape[i] {
-                return Err(Error::InvalidParam);
+                return Err(ErrorKind::InvalidParam);
             }
         }
         Ok(())
@@ -272,23 +274,23 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     ) -> Result<Vec<i64>> {
         self.check_range(start, stop)?;
         if bufshape.len() != self.ndim() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let len: Vec<i64> = start.iter().zip(stop).map(|(a, b)| b - a).collect();
         let mut n = 1i64;
         for i in 0..len.len() {
             if len[i] > bufshape[i] {
-                return Err(Error::InvalidParam);
+                return Err(ErrorKind::InvalidParam);
             }
-            n = n.checked_mul(len[i]).ok_or(Error::InvalidParam)?;
+            n = n.checked_mul(len[i]).ok_or(ErrorKind::InvalidParam)?;
         }
         let ts = self.typesize().max(1) as i64;
         let need = box_extent(bufshape, &len)?
             .max(n)
             .checked_mul(ts)
-            .ok_or(Error::InvalidParam)?;
+            .ok_or(ErrorKind::InvalidParam)?;
         if (buflen as i64) < need {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         Ok(len)
     }
@@ -319,7 +321,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     /// Read the whole array into `buf` in C order (`b2nd_to_cbuffer`).
     pub fn to_cbuffer(&self, buf: &mut [u8]) -> Result<()> {
         if buf.len() < self.nbytes()? {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if self.geom.nitems == 0 {
             return Ok(());
@@ -341,11 +343,11 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     ) -> Result<()> {
         let ts = self.typesize();
         if ts <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let ts = ts as usize;
         if self.ndim() == 0 {
-            let out = buf.get_mut(..ts).ok_or(Error::InvalidParam)?;
+            let out = buf.get_mut(..ts).ok_or(ErrorKind::InvalidParam)?;
             self.schunk().decompress_chunk(0, out)?;
             return Ok(());
         }
@@ -423,7 +425,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                 chunkbuf.resize(chunk_nbytes, 0);
                 if nb == nblocks {
                     if sc.decompress_chunk(plan.nchunk, &mut chunkbuf)? != chunk_nbytes {
-                        return Err(Error::Data);
+                        return Err(ErrorKind::Data);
                     }
                 } else {
                     let h = ChunkHeader::read(&sc.lazy_chunk(plan.nchunk)?)?;
@@ -439,7 +441,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                     let got =
                         sc.decompress_chunk_masked(plan.nchunk, mask.as_deref(), &mut chunkbuf)?;
                     if got != chunk_nbytes {
-                        return Err(Error::Data);
+                        return Err(ErrorKind::Data);
                     }
                 }
                 for part in &plan.blocks {
@@ -461,12 +463,12 @@ impl<S: Borrow<SuperChunk>> Array<S> {
     ) -> Result<()> {
         let nd = dest.ndim();
         if nd != self.ndim() || start.len() != nd {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let stop: Vec<i64> = (0..nd)
             .map(|i| start[i].checked_add(dest.shape()[i]))
             .collect::<Option<_>>()
-            .ok_or(Error::InvalidParam)?;
+            .ok_or(ErrorKind::InvalidParam)?;
         self.check_range(start, &stop)?;
         if dest.nitems() == 0 {
             return Ok(());
@@ -532,11 +534,11 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
     ) -> Result<()> {
         let ts = self.typesize();
         if ts <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let ts = ts as usize;
         if self.ndim() == 0 {
-            let item = buf.get(..ts).ok_or(Error::InvalidParam)?;
+            let item = buf.get(..ts).ok_or(ErrorKind::InvalidParam)?;
             let sc = self.schunk_mut();
             let c = sc.compress_chunk(0, item)?;
             sc.update_chunk(0, &c)?;
@@ -569,7 +571,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
                 }
             } else {
                 if sc.decompress_chunk(plan.nchunk, &mut data)? != chunk_nbytes {
-                    return Err(Error::Data);
+                    return Err(ErrorKind::Data);
                 }
             }
             for part in &plan.blocks {

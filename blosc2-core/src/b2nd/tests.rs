@@ -5,7 +5,7 @@
 use super::geometry::strides;
 use super::*;
 use crate::chunk::CParams;
-use crate::error::Error;
+use crate::error::ErrorKind;
 use crate::io::{Backend, Mode, Stream};
 use crate::schunk::{Storage, SuperChunk};
 use std::path::{Path, PathBuf};
@@ -264,7 +264,10 @@ fn special_fills_are_special_chunks() {
         },
         ..Storage::default()
     };
-    assert_eq!(Array::create(st1, &p1, Fill::Nans).err(), Some(Error::Data));
+    assert_eq!(
+        Array::create(st1, &p1, Fill::Nans).err(),
+        Some(ErrorKind::Data)
+    );
 }
 
 #[test]
@@ -323,7 +326,7 @@ fn malformed_metalayers_are_refused() {
     ];
     assert_eq!(
         Array::from_schunk(&mut sc).err(),
-        Some(Error::MetalayerNotFound)
+        Some(ErrorKind::MetalayerNotFound)
     );
     sc.meta_add("b2nd", &bad[0]).unwrap();
     for b in &bad {
@@ -341,7 +344,7 @@ struct CountingStream {
     bytes: Arc<AtomicU64>,
 }
 impl Backend for Counting {
-    fn open(&self, path: &Path, mode: Mode) -> crate::Result<Box<dyn Stream>> {
+    fn open(&self, path: &Path, mode: Mode) -> crate::error::Result<Box<dyn Stream>> {
         Ok(Box::new(CountingStream {
             inner: crate::io::default_backend().open(path, mode)?,
             bytes: self.bytes.clone(),
@@ -349,17 +352,17 @@ impl Backend for Counting {
     }
 }
 impl Stream for CountingStream {
-    fn size(&mut self) -> crate::Result<u64> {
+    fn size(&mut self) -> crate::error::Result<u64> {
         self.inner.size()
     }
-    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> crate::Result<()> {
+    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> crate::error::Result<()> {
         self.bytes.fetch_add(buf.len() as u64, Ordering::Relaxed);
         self.inner.read_exact_at(pos, buf)
     }
-    fn write_all_at(&mut self, pos: u64, data: &[u8]) -> crate::Result<()> {
+    fn write_all_at(&mut self, pos: u64, data: &[u8]) -> crate::error::Result<()> {
         self.inner.write_all_at(pos, data)
     }
-    fn truncate(&mut self, size: u64) -> crate::Result<()> {
+    fn truncate(&mut self, size: u64) -> crate::error::Result<()> {
         self.inner.truncate(size)
     }
 }

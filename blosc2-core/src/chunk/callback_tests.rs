@@ -4,7 +4,7 @@
 
 use super::pipeline::ttmp_len;
 use super::{CParams, Compressor, DParams, Decompressor};
-use crate::error::Error;
+use crate::error::ErrorKind;
 use crate::registry::{
     self, Codec, CodecEntry, Filter, FilterEntry, PluginContext, Postfilter, PostfilterCall,
     Prefilter, PrefilterCall, SchunkInfo,
@@ -176,7 +176,7 @@ fn prefilter_and_postfilter(nthreads: i16) {
         for _ in 0..2 {
             assert_eq!(
                 comp.compress(&src, &mut chunk),
-                Err(Error::FilterPipeline),
+                Err(ErrorKind::FilterPipeline),
                 "prefilter returning {rc}"
             );
         }
@@ -186,10 +186,13 @@ fn prefilter_and_postfilter(nthreads: i16) {
 
     post.fail.store(true, Ordering::Relaxed);
     for _ in 0..2 {
-        assert_eq!(d.decompress(&chunk[..n], &mut out), Err(Error::Postfilter));
+        assert_eq!(
+            d.decompress(&chunk[..n], &mut out),
+            Err(ErrorKind::Postfilter)
+        );
         assert_eq!(
             d.getitem(&chunk[..n], 5000, 10, &mut out),
-            Err(Error::Postfilter)
+            Err(ErrorKind::Postfilter)
         );
     }
     post.fail.store(false, Ordering::Relaxed);
@@ -354,22 +357,28 @@ fn plugins_see_the_context_and_fail_with_upstreams_codes() {
         // a failing filter: upstream's pipeline error when encoding, the
         // filter's own code when decoding
         xor.fail_forward.store(-1, Ordering::Relaxed);
-        assert_eq!(comp.compress(&src, &mut chunk), Err(Error::FilterPipeline));
+        assert_eq!(
+            comp.compress(&src, &mut chunk),
+            Err(ErrorKind::FilterPipeline)
+        );
         xor.fail_forward.store(0, Ordering::Relaxed);
         // a failing codec: a data error both ways, whatever its code
         marker.fail_encode.store(-5, Ordering::Relaxed);
-        assert_eq!(comp.compress(&src, &mut chunk), Err(Error::Data));
+        assert_eq!(comp.compress(&src, &mut chunk), Err(ErrorKind::Data));
         marker.fail_encode.store(0, Ordering::Relaxed);
 
         let n = comp.compress(&src, &mut chunk).unwrap();
         marker
             .fail_decode
-            .store(Error::CodecDict.code(), Ordering::Relaxed);
-        assert_eq!(d.decompress(&chunk[..n], &mut out), Err(Error::Data));
+            .store(ErrorKind::CodecDict.code(), Ordering::Relaxed);
+        assert_eq!(d.decompress(&chunk[..n], &mut out), Err(ErrorKind::Data));
         marker.fail_decode.store(0, Ordering::Relaxed);
         xor.fail_backward
-            .store(Error::CodecDict.code(), Ordering::Relaxed);
-        assert_eq!(d.decompress(&chunk[..n], &mut out), Err(Error::CodecDict));
+            .store(ErrorKind::CodecDict.code(), Ordering::Relaxed);
+        assert_eq!(
+            d.decompress(&chunk[..n], &mut out),
+            Err(ErrorKind::CodecDict)
+        );
         xor.fail_backward.store(0, Ordering::Relaxed);
 
         assert_eq!(d.decompress(&chunk[..n], &mut out).unwrap(), NBYTES);
@@ -440,7 +449,7 @@ fn host_runners_run_the_workers() {
             fail: AtomicI32::new(-1),
         });
         c.prefilter = Some(pre.clone());
-        assert_eq!(c.compress(&src, &mut chunk), Err(Error::FilterPipeline));
+        assert_eq!(c.compress(&src, &mut chunk), Err(ErrorKind::FilterPipeline));
         pre.fail.store(0, Ordering::Relaxed);
         assert!(c.compress(&src, &mut chunk).unwrap() > 0);
         crate::pool::set_runner(None);

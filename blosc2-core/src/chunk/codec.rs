@@ -3,7 +3,7 @@
 use super::header::compformat;
 use super::params::codec;
 use crate::codecs::{blosclz, lz4, lz4hc, ndlz, zfp, zlib, zstd};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::registry::{self, PluginContext};
 
 /// Compress one stream. Ok(0) means "did not fit in `output`".
@@ -31,15 +31,15 @@ pub(crate) fn compress_stream(
         (ndlz::ID, _) => ndlz::encode(meta, input, output, plugin_ctx),
         (zfp::FIRST_ID..=zfp::LAST_ID, _) => zfp::encode(compcode, meta, input, output, plugin_ctx),
         (id, _) => {
-            let entry = registry::find_codec(id).ok_or(Error::CodecSupport)?;
+            let entry = registry::find_codec(id).ok_or(ErrorKind::CodecSupport)?;
             let rc = entry.imp.encode(input, output, meta, plugin_ctx);
             // upstream's order of checks: an overrun first, then any
             // negative size is a data error whatever code the plugin gave
             if rc > 0 && rc as usize > output.len() {
-                return Err(Error::WriteBuffer);
+                return Err(ErrorKind::WriteBuffer);
             }
             if rc < 0 {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
             Ok(rc as usize)
         }
@@ -68,19 +68,19 @@ pub(crate) fn decompress_stream(
             zfp::decode(compcode, meta, input, output, plugin_ctx)?
         }
         (compformat::UDCODEC, _) => {
-            let entry = registry::find_codec(compcode).ok_or(Error::CodecSupport)?;
+            let entry = registry::find_codec(compcode).ok_or(ErrorKind::CodecSupport)?;
             let rc = entry.imp.decode(input, output, meta, plugin_ctx);
             // upstream only checks that the block came out whole: a failing
             // decoder is a data error, whatever code it gave
             if rc < 0 {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
             rc as usize
         }
-        _ => return Err(Error::CodecSupport),
+        _ => return Err(ErrorKind::CodecSupport),
     };
     if n != output.len() {
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     }
     Ok(n)
 }

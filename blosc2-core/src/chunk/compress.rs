@@ -14,7 +14,7 @@ use super::header::{
 use super::params::{codec, CParams};
 use super::pipeline::{self, PipelineSpec, PreStep};
 use crate::codecs::zstd;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::pool::Pool;
 use crate::registry::{PluginContext, Prefilter, SchunkInfo};
 use std::sync::{Arc, Mutex};
@@ -178,7 +178,7 @@ impl Compressor {
     /// Change the thread count used by later calls.
     pub fn set_nthreads(&mut self, nthreads: i16) -> Result<()> {
         if nthreads <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         self.params.nthreads = nthreads;
         Ok(())
@@ -188,7 +188,7 @@ impl Compressor {
     fn effective_typesize(&self) -> Result<usize> {
         let ts = self.params.typesize;
         if ts <= 0 || ts > MAX_BLOCKSIZE {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         Ok(if ts > 255 { 1 } else { ts as usize })
     }
@@ -211,21 +211,21 @@ impl Compressor {
 
     fn plan(&self, nbytes: usize, dest_len: usize) -> Result<Plan> {
         if nbytes > MAX_BUFFERSIZE as usize {
-            return Err(Error::MaxBufsizeExceeded);
+            return Err(ErrorKind::MaxBufsizeExceeded);
         }
         if dest_len < EXTENDED_HEADER_LENGTH {
-            return Err(Error::MaxBufsizeExceeded);
+            return Err(ErrorKind::MaxBufsizeExceeded);
         }
         let p = &self.params;
         pipeline::check_filters(&p.filters)?;
         if p.nthreads <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if p.clevel > 9 {
-            return Err(Error::CodecParam);
+            return Err(ErrorKind::CodecParam);
         }
         if p.use_dict && !matches!(p.compcode, codec::ZSTD | codec::LZ4 | codec::LZ4HC) {
-            return Err(Error::CodecParam);
+            return Err(ErrorKind::CodecParam);
         }
         let typesize = self.effective_typesize()?;
         let blocksize = self.blocksize_for(nbytes)?.max(1);
@@ -780,7 +780,7 @@ fn instrument_block(
     let need = nstreams * (4 + INSTR_SIZE);
     if out.len() < need {
         // the callers size `out` for the records
-        return Err(Error::WriteBuffer);
+        return Err(ErrorKind::WriteBuffer);
     }
     let mut tmp = vec![0u8; neblock];
     let mut pos = 0;

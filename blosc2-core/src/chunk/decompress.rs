@@ -6,7 +6,7 @@ use super::compress::MAX_DICT_SIZE;
 use super::header::{blosc2_flags, ChunkHeader, Special};
 use super::params::{CParams, DParams};
 use super::pipeline::{self, PipelineSpec};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::pool::Pool;
 use crate::registry::{PluginContext, Postfilter, SchunkInfo};
 use std::sync::Arc;
@@ -60,23 +60,23 @@ impl<'a> ChunkView<'a> {
         let header = ChunkHeader::read(src)?;
         if header.is_vlblocks() {
             // variable-length blocks arrive with the 3.x extensions
-            return Err(Error::VersionSupport);
+            return Err(ErrorKind::VersionSupport);
         }
         if header.is_lazy() {
             // lazy chunks need the frame they came from
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let cbytes = header.cbytes as usize;
         if cbytes > src.len() {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         let src = &src[..cbytes];
-        let special = Special::from_bits(header.special_bits()).ok_or(Error::Data)?;
+        let special = Special::from_bits(header.special_bits()).ok_or(ErrorKind::Data)?;
         let header_len = header.header_len();
         let memcpyed = header.is_memcpyed();
         let nbytes = header.nbytes as usize;
         if memcpyed && cbytes != nbytes + header_len {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let (nblocks, leftover) = header.nblocks();
         let blocksize = header.blocksize as usize;
@@ -101,23 +101,23 @@ impl<'a> ChunkView<'a> {
             bstarts_end = nblocks
                 .checked_mul(4)
                 .and_then(|n| n.checked_add(header_len))
-                .ok_or(Error::InvalidHeader)?;
+                .ok_or(ErrorKind::InvalidHeader)?;
         }
         if src.len() < bstarts_end {
-            return Err(Error::ReadBuffer);
+            return Err(ErrorKind::ReadBuffer);
         }
         if header.blosc2_flags & blosc2_flags::USEDICT != 0 && header.is_extended() && !memcpyed {
             if src.len() < bstarts_end + 4 {
-                return Err(Error::ReadBuffer);
+                return Err(ErrorKind::ReadBuffer);
             }
             let dsize = le_i32(src, bstarts_end);
             if dsize <= 0 || dsize as usize > MAX_DICT_SIZE {
-                return Err(Error::CodecDict);
+                return Err(ErrorKind::CodecDict);
             }
             let start = bstarts_end + 4;
             let end = start + dsize as usize;
             if end > src.len() {
-                return Err(Error::ReadBuffer);
+                return Err(ErrorKind::ReadBuffer);
             }
             view.dict = Some(&src[start..end]);
         }
@@ -165,7 +165,7 @@ impl<'a> ChunkView<'a> {
                 let start = self.header_len + offset;
                 let end = start + out.len();
                 if end > self.src.len() {
-                    return Err(Error::ReadBuffer);
+                    return Err(ErrorKind::ReadBuffer);
                 }
                 out.copy_from_slice(&self.src[start..end]);
             }
@@ -234,7 +234,7 @@ impl<'a> ChunkView<'a> {
         }
         let bstart = le_i32(self.src, self.header_len + 4 * j);
         if bstart <= 0 || bstart as usize >= self.src.len() {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let mut rest = &self.src[bstart as usize..];
         let leftover_block = j + 1 == self.nblocks && self.leftover > 0;
@@ -245,7 +245,7 @@ impl<'a> ChunkView<'a> {
         };
         let neblock = bsize / nstreams;
         if neblock == 0 {
-            return Err(Error::WriteBuffer);
+            return Err(ErrorKind::WriteBuffer);
         }
         // split streams cover the whole block only when it holds whole
         // items, as every block a compressor splits does (the reference
@@ -253,7 +253,7 @@ impl<'a> ChunkView<'a> {
         // stream would come from no stream (the reference leaves them as its
         // scratch memory held, found by fuzzing ours)
         if neblock * nstreams != bsize {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let spec = self.spec();
         let filtered = spec.has_backward() && !self.is_instrumented();
@@ -267,7 +267,7 @@ impl<'a> ChunkView<'a> {
             for k in 0..nstreams {
                 let dst = &mut target[k * neblock..(k + 1) * neblock];
                 if rest.len() < 4 {
-                    return Err(Error::ReadBuffer);
+                    return Err(ErrorKind::ReadBuffer);
                 }
                 let csize = le_i32(rest, 0);
                 rest = &rest[4..];
@@ -275,17 +275,17 @@ impl<'a> ChunkView<'a> {
                     dst.fill(0);
                 } else if csize < 0 {
                     let Some((&token, tail)) = rest.split_first() else {
-                        return Err(Error::ReadBuffer);
+                        return Err(ErrorKind::ReadBuffer);
                     };
                     rest = tail;
                     if token & 0x1 == 0 || csize < -255 {
-                        return Err(Error::RunLength);
+                        return Err(ErrorKind::RunLength);
                     }
                     dst.fill((-csize) as u8);
                 } else {
                     let csize = csize as usize;
                     if rest.len() < csize {
-                        return Err(Error::ReadBuffer);
+                        return Err(ErrorKind::ReadBuffer);
                     }
                     let stream = &rest[..csize];
                     rest = &rest[csize..];
@@ -321,7 +321,7 @@ fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
     match typesize {
         4 => {
             if !out.len().is_multiple_of(4) {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
             let nan = f32::NAN.to_le_bytes();
             out.chunks_exact_mut(4)
@@ -329,13 +329,13 @@ fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
         }
         8 => {
             if !out.len().is_multiple_of(8) {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
             let nan = f64::NAN.to_le_bytes();
             out.chunks_exact_mut(8)
                 .for_each(|c| c.copy_from_slice(&nan));
         }
-        _ => return Err(Error::Data),
+        _ => return Err(ErrorKind::Data),
     }
     Ok(())
 }
@@ -344,7 +344,7 @@ fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
 fn fill_values(value: &[u8], offset: usize, out: &mut [u8]) -> Result<()> {
     let ts = value.len();
     if ts == 0 {
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     }
     for (i, b) in out.iter_mut().enumerate() {
         *b = value[(offset + i) % ts];
@@ -400,7 +400,7 @@ impl Decompressor {
 
     pub fn set_nthreads(&mut self, nthreads: i16) -> Result<()> {
         if nthreads <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         self.params.nthreads = nthreads;
         Ok(())
@@ -415,11 +415,11 @@ impl Decompressor {
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
         let mask = self.maskout.take();
         if self.params.nthreads <= 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let header = ChunkHeader::read(src)?;
         if header.nbytes as usize > dest.len() {
-            return Err(Error::WriteBuffer);
+            return Err(ErrorKind::WriteBuffer);
         }
         if header.is_vlblocks() {
             // the blocks come out back to back, as upstream gives them
@@ -435,7 +435,7 @@ impl Decompressor {
         let view = ChunkView::parse(src)?;
         if let Some(m) = &mask {
             if m.len() != view.nblocks {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
         }
         let nbytes = view.nbytes;
@@ -557,7 +557,7 @@ impl Decompressor {
     ) -> Result<usize> {
         let header = ChunkHeader::read(src)?;
         if header.is_vlblocks() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let ts = header.typesize as i64;
         self.getitem_bytes_inner(src, header, start as i64 * ts, nitems as i64, ts, dest)
@@ -573,14 +573,14 @@ impl Decompressor {
     ) -> Result<usize> {
         let header = ChunkHeader::read(src)?;
         if header.is_vlblocks() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if start < 0 || nbytes < 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let ts = header.typesize as i32;
         if start % ts != 0 || nbytes % ts != 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         self.getitem_bytes_inner(
             src,
@@ -605,19 +605,19 @@ impl Decompressor {
             return Ok(0);
         }
         if nitems < 0 {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let len = nitems * ts;
         if len > i32::MAX as i64 || len > dest.len() as i64 {
-            return Err(Error::WriteBuffer);
+            return Err(ErrorKind::WriteBuffer);
         }
         let nbytes = header.nbytes as i64;
         if start_bytes < 0 || start_bytes > nbytes {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let stop = start_bytes + len;
         if stop > nbytes {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let view = ChunkView::parse(src)?;
         let (start, stop) = (start_bytes as usize, stop as usize);

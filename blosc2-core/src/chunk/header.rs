@@ -1,7 +1,7 @@
 //! The chunk header: the 16-byte Blosc1 header and its 32-byte Blosc2 extension
 //! (spec: chunk-format.rst, "Header").
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Length of the Blosc1 header.
 pub const MIN_HEADER_LENGTH: usize = 16;
@@ -123,7 +123,7 @@ impl ChunkHeader {
     /// "sizes" calls expose even for odd buffers.
     pub fn read_raw(src: &[u8]) -> Result<ChunkHeader> {
         if src.len() < MIN_HEADER_LENGTH {
-            return Err(Error::ReadBuffer);
+            return Err(ErrorKind::ReadBuffer);
         }
         let mut h = ChunkHeader {
             version: src[0],
@@ -159,7 +159,7 @@ impl ChunkHeader {
             || h.blocksize > MAX_BLOCKSIZE
             || h.typesize == 0
         {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if h.nbytes > 0 && h.blocksize > h.nbytes {
             h.blocksize = h.nbytes;
@@ -176,40 +176,40 @@ impl ChunkHeader {
         h.blosc2_flags = 0;
         h.blosc2_flags2 = 0;
         if h.cbytes < MIN_HEADER_LENGTH as i32 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if h.blocksize <= 0 || h.blocksize > MAX_BLOCKSIZE {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if h.typesize == 0 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if h.nbytes < 0 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if h.is_extended() {
             if h.cbytes < EXTENDED_HEADER_LENGTH as i32 {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             if src.len() < EXTENDED_HEADER_LENGTH {
-                return Err(Error::ReadBuffer);
+                return Err(ErrorKind::ReadBuffer);
             }
             h.read_extension(src);
             let special = h.special_bits();
             if h.is_vlblocks() && special != 0 {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             if special == Special::Value as u8 {
                 // the value's width is whatever follows the header
                 let ts = h.cbytes - EXTENDED_HEADER_LENGTH as i32;
                 if ts <= 0 || ts > MAX_BLOCKSIZE || ts > h.nbytes || h.nbytes % ts != 0 {
-                    return Err(Error::InvalidHeader);
+                    return Err(ErrorKind::InvalidHeader);
                 }
             } else if special != 0
                 && special != Special::Zero as u8
                 && h.nbytes % h.typesize as i32 != 0
             {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             if h.version == version::ALPHA {
                 // alpha writers left the last slot uninitialized
@@ -220,10 +220,10 @@ impl ChunkHeader {
             h.filters = filters_from_flags(h.flags);
         }
         if h.version > version::MAX && (h.blosc2_flags2 & !blosc2_flags2::VL_BLOCKS) != 0 {
-            return Err(Error::VersionSupport);
+            return Err(ErrorKind::VersionSupport);
         }
         if h.is_vlblocks() && h.flags & flags::MEMCPYED != 0 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if !h.is_vlblocks() && h.nbytes > 0 && h.blocksize > h.nbytes {
             h.blocksize = h.nbytes;
@@ -373,13 +373,13 @@ mod tests {
 
     #[test]
     fn rejects_bad_headers() {
-        assert_eq!(ChunkHeader::read(&[0u8; 10]), Err(Error::ReadBuffer));
+        assert_eq!(ChunkHeader::read(&[0u8; 10]), Err(ErrorKind::ReadBuffer));
         let mut b = [0u8; 32];
         b[0] = 2;
         b[3] = 4;
         b[8] = 0; // blocksize 0
         b[12] = 100;
-        assert_eq!(ChunkHeader::read(&b), Err(Error::InvalidHeader));
+        assert_eq!(ChunkHeader::read(&b), Err(ErrorKind::InvalidHeader));
     }
 
     #[test]

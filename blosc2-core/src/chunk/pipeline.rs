@@ -2,7 +2,7 @@
 //! increasing order) and backward (decompression, decreasing order).
 
 use super::header::{filter_id, MAX_FILTERS};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::filters::{
     bitshuffle, bytedelta, delta, int_trunc, ndcell, ndmean, shuffle, trunc_prec,
 };
@@ -43,7 +43,7 @@ pub(crate) fn check_filters(filters: &[u8; MAX_FILTERS]) -> Result<()> {
             _ => true, // user ids are checked when used: they may be registered later
         };
         if !ok {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
     }
     Ok(())
@@ -102,16 +102,14 @@ pub(crate) fn forward(
             filter_id::BYTEDELTA_BUGGY => bytedelta::forward_buggy(meta, ts, src, dst)?,
             filter_id::INT_TRUNC => int_trunc::forward(meta as i8, ts, src, dst)?,
             // built-in plugins (upstream registers them at start-up)
-            ndcell::ID => {
-                ndcell::run(true, src, dst, meta, plugin_ctx).map_err(|_| Error::FilterPipeline)?
-            }
-            ndmean::ID => {
-                ndmean::run(true, src, dst, meta, plugin_ctx).map_err(|_| Error::FilterPipeline)?
-            }
+            ndcell::ID => ndcell::run(true, src, dst, meta, plugin_ctx)
+                .map_err(|_| ErrorKind::FilterPipeline)?,
+            ndmean::ID => ndmean::run(true, src, dst, meta, plugin_ctx)
+                .map_err(|_| ErrorKind::FilterPipeline)?,
             _ => {
-                let entry = registry::find_filter(id).ok_or(Error::FilterPipeline)?;
+                let entry = registry::find_filter(id).ok_or(ErrorKind::FilterPipeline)?;
                 if entry.imp.forward(src, dst, meta, plugin_ctx) != 0 {
-                    return Err(Error::FilterPipeline);
+                    return Err(ErrorKind::FilterPipeline);
                 }
             }
         }
@@ -165,7 +163,7 @@ pub(crate) fn run_prefilter(
     let disposable = p.f.output_is_disposable();
     let len = out_size.max(bsize);
     if out.len() < len {
-        return Err(Error::FilterPipeline);
+        return Err(ErrorKind::FilterPipeline);
     }
     if !disposable {
         // unwritten items read as zeros, as upstream promises
@@ -185,7 +183,7 @@ pub(crate) fn run_prefilter(
         if disposable {
             return Ok(false);
         }
-        return Err(Error::FilterPipeline);
+        return Err(ErrorKind::FilterPipeline);
     }
     Ok(true)
 }
@@ -214,7 +212,7 @@ pub(crate) fn run_postfilter(
         ttmp,
     });
     if rc != 0 {
-        return Err(Error::Postfilter);
+        return Err(ErrorKind::Postfilter);
     }
     Ok(())
 }
@@ -292,7 +290,7 @@ pub(crate) fn backward(
             if offset == 0 {
                 delta::delta_decode_first(buf, ts);
             } else {
-                let r = dref.ok_or(Error::FilterPipeline)?;
+                let r = dref.ok_or(ErrorKind::FilterPipeline)?;
                 delta::delta_decode(r, offset, buf, ts);
             }
             continue;
@@ -318,12 +316,12 @@ pub(crate) fn backward(
             ndcell::ID => ndcell::run(false, src, out, meta, plugin_ctx)?,
             ndmean::ID => ndmean::run(false, src, out, meta, plugin_ctx)?,
             _ => {
-                let entry = registry::find_filter(id).ok_or(Error::FilterPipeline)?;
+                let entry = registry::find_filter(id).ok_or(ErrorKind::FilterPipeline)?;
                 // upstream passes a failing plugin's own code on when
                 // decoding (but not when encoding, see `forward`)
                 match entry.imp.backward(src, out, meta, plugin_ctx) {
                     0 => {}
-                    rc => return Err(Error::from_code(rc).unwrap_or(Error::FilterPipeline)),
+                    rc => return Err(ErrorKind::from_code(rc).unwrap_or(ErrorKind::FilterPipeline)),
                 }
             }
         }

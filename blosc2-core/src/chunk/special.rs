@@ -5,7 +5,7 @@
 use super::compress::Compressor;
 use super::header::{version, ChunkHeader, Special, EXTENDED_HEADER_LENGTH};
 use super::params::CParams;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Write a special chunk of `nbytes` described by `kind` into `dest`.
 /// `value` is the repeated item for `Special::Value` (its length is the typesize).
@@ -22,18 +22,18 @@ pub fn make_special(
         _ => 0,
     };
     if dest.len() < EXTENDED_HEADER_LENGTH + extra {
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     }
     if typesize <= 0 {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if nbytes < 0 {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     let misaligned = nbytes % typesize != 0;
     match kind {
-        Special::Zero | Special::Uninit if nbytes > 0 && misaligned => return Err(Error::Data),
-        Special::Nan | Special::Value if misaligned => return Err(Error::Data),
+        Special::Zero | Special::Uninit if nbytes > 0 && misaligned => return Err(ErrorKind::Data),
+        Special::Nan | Special::Value if misaligned => return Err(ErrorKind::Data),
         _ => {}
     }
     // The header's blocksize is the one a regular chunk would get.
@@ -54,9 +54,9 @@ pub fn make_special(
     };
     header.write(&mut dest[..EXTENDED_HEADER_LENGTH]);
     if kind == Special::Value {
-        let v = value.ok_or(Error::NullPointer)?;
+        let v = value.ok_or(ErrorKind::NullPointer)?;
         if v.len() < extra {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         dest[EXTENDED_HEADER_LENGTH..cbytes].copy_from_slice(&v[..extra]);
     }

@@ -22,7 +22,7 @@ use super::header::{
 use super::params::{codec, CParams};
 use super::pipeline::{self, PipelineSpec, PreStep};
 use crate::codecs::zstd;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::registry::{PluginContext, Postfilter, Prefilter};
 
 /// Largest typesize a chunk can be compressed with (upstream's BLOSC2_MAXTYPESIZE).
@@ -45,7 +45,7 @@ fn put_i32(b: &mut [u8], at: usize, v: i32) {
 pub fn nblocks(src: &[u8]) -> Result<usize> {
     let h = ChunkHeader::read(src)?;
     if !h.is_vlblocks() {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     // read() guarantees 0 < blocksize <= MAX_BLOCKSIZE
     Ok(h.blocksize as usize)
@@ -77,39 +77,39 @@ impl<'a> VlChunk<'a> {
     pub fn parse(src: &'a [u8]) -> Result<VlChunk<'a>> {
         let header = ChunkHeader::read(src)?;
         if !header.is_vlblocks() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         if header.is_lazy() {
             // the blocks of a lazy chunk are in the frame it came from
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         let cbytes = header.cbytes as usize;
         if cbytes > src.len() {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         let nblocks = header.blocksize as usize;
         let bstarts_end = nblocks
             .checked_mul(4)
             .and_then(|n| n.checked_add(EXTENDED_HEADER_LENGTH))
             .filter(|&n| n <= i32::MAX as usize)
-            .ok_or(Error::InvalidHeader)?;
+            .ok_or(ErrorKind::InvalidHeader)?;
         // Upstream measures the block starts against the buffer it was given,
         // not against cbytes; a start past cbytes is caught below.
         if src.len() < bstarts_end {
-            return Err(Error::ReadBuffer);
+            return Err(ErrorKind::ReadBuffer);
         }
         let mut dict = None;
         if header.blosc2_flags & blosc2_flags::USEDICT != 0 {
             let rest = src.len() - bstarts_end;
             if rest < 4 {
-                return Err(Error::ReadBuffer);
+                return Err(ErrorKind::ReadBuffer);
             }
             let dsize = le_i32(src, bstarts_end);
             if dsize <= 0 || dsize as usize > MAX_DICT_SIZE {
-                return Err(Error::CodecDict);
+                return Err(ErrorKind::CodecDict);
             }
             if rest - 4 < dsize as usize {
-                return Err(Error::ReadBuffer);
+                return Err(ErrorKind::ReadBuffer);
             }
             let at = bstarts_end + 4;
             dict = Some(&src[at..at + dsize as usize]);
@@ -134,17 +134,17 @@ impl<'a> VlChunk<'a> {
                 || next > cbytes as i64
                 || start > src.len() as i64 - SIZE_WORD as i64
             {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             let (start, next) = (start as usize, next as usize);
             let bn = le_i32(src, start);
             if bn <= 0 {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             let bn = bn as usize;
-            total = total.checked_add(bn).ok_or(Error::InvalidHeader)?;
+            total = total.checked_add(bn).ok_or(ErrorKind::InvalidHeader)?;
             if total > nbytes {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             max_nbytes = max_nbytes.max(bn);
             spans.push(Span {
@@ -155,7 +155,7 @@ impl<'a> VlChunk<'a> {
             prev = start;
         }
         if total != nbytes {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         Ok(VlChunk {
             header,
@@ -184,7 +184,7 @@ impl<'a> VlChunk<'a> {
         self.spans
             .get(j)
             .map(|s| s.nbytes)
-            .ok_or(Error::InvalidParam)
+            .ok_or(ErrorKind::InvalidParam)
     }
 
     /// Uncompressed sizes of all blocks, in order.
@@ -210,9 +210,9 @@ impl<'a> VlChunk<'a> {
         scratch: &mut VlScratch,
         post: Option<(&dyn Postfilter, i64)>,
     ) -> Result<()> {
-        let span = *self.spans.get(j).ok_or(Error::InvalidParam)?;
+        let span = *self.spans.get(j).ok_or(ErrorKind::InvalidParam)?;
         if out.len() != span.nbytes {
-            return Err(Error::WriteBuffer);
+            return Err(ErrorKind::WriteBuffer);
         }
         let Some((f, nchunk)) = post else {
             return self.decode_inner(span, out, scratch);
@@ -225,7 +225,9 @@ impl<'a> VlChunk<'a> {
                 scratch.ttmp.resize(4 * self.max_nbytes.max(ts), 0);
             }
             // upstream reports offsets in units of its largest block
-            let offset = j.checked_mul(self.max_nbytes).ok_or(Error::Postfilter)?;
+            let offset = j
+                .checked_mul(self.max_nbytes)
+                .ok_or(ErrorKind::Postfilter)?;
             pipeline::run_postfilter(
                 f,
                 &tmp,
@@ -245,10 +247,10 @@ impl<'a> VlChunk<'a> {
     fn decode_inner(&self, span: Span, out: &mut [u8], scratch: &mut VlScratch) -> Result<()> {
         let bsize = span.nbytes;
         if span.end - span.start <= SIZE_WORD {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         if le_i32(self.src, span.start) as i64 != bsize as i64 {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let stream = &self.src[span.start + SIZE_WORD..span.end];
         let spec = self.spec();
@@ -311,11 +313,11 @@ impl<'a> VlChunk<'a> {
     ) -> Result<usize> {
         let nbytes = self.nbytes();
         if dest.len() < nbytes {
-            return Err(Error::WriteBuffer);
+            return Err(ErrorKind::WriteBuffer);
         }
         if let Some(m) = mask {
             if m.len() != self.nblocks() {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
         }
         // the blocks tile dest in order, so it splits into their slices
@@ -375,7 +377,7 @@ impl<'a> VlChunk<'a> {
                 .collect();
             handles
                 .into_iter()
-                .filter_map(|h| h.join().unwrap_or(Some((0, Error::Failure))))
+                .filter_map(|h| h.join().unwrap_or(Some((0, ErrorKind::Failure))))
                 .min_by_key(|&(j, _)| j)
         });
         match first {
@@ -452,36 +454,36 @@ pub fn vlcompress(
     dest: &mut [u8],
 ) -> Result<usize> {
     if srcs.is_empty() || srcs.len() > i32::MAX as usize {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     let mut total = 0usize;
     let mut max_bsize = 0;
     for s in srcs {
         if s.is_empty() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
         total = total.saturating_add(s.len());
         if total > MAX_BUFFERSIZE as usize {
-            return Err(Error::MaxBufsizeExceeded);
+            return Err(ErrorKind::MaxBufsizeExceeded);
         }
         max_bsize = max_bsize.max(s.len());
     }
     if dest.len() < MIN_DEST {
-        return Err(Error::MaxBufsizeExceeded);
+        return Err(ErrorKind::MaxBufsizeExceeded);
     }
     if params.clevel > 9 {
-        return Err(Error::CodecParam);
+        return Err(ErrorKind::CodecParam);
     }
     if params.typesize <= 0 || params.typesize > MAX_TYPESIZE {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if params.nthreads <= 0 {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if params.instr_codec {
         // instrumentation replaces the data by timing records, which the
         // size words of a VL chunk cannot describe
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     pipeline::check_filters(&params.filters)?;
     // Huge items are compressed as a byte stream.
@@ -643,7 +645,7 @@ fn compress_parallel(
                         let at = staging.len();
                         staging.resize(at + srcs[j].len(), 0);
                         let n = encode_block(&mut work, srcs[j], dict, &mut staging[at..])?
-                            .ok_or(Error::Failure)?;
+                            .ok_or(ErrorKind::Failure)?;
                         staging.truncate(at + n);
                         placed.push((j, at, n));
                     }
@@ -653,7 +655,7 @@ fn compress_parallel(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or(Err(Error::Failure)))
+            .map(|h| h.join().unwrap_or(Err(ErrorKind::Failure)))
             .collect()
     });
     let mut lanes_ok = Vec::with_capacity(lanes.len());

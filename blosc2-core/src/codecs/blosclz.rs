@@ -21,7 +21,7 @@
 //! compress well enough for the requested level. Byte identity matters because
 //! chunk sizes must match what the reference produces.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Longest literal run one control byte can describe.
 const MAX_COPY: usize = 32;
@@ -484,7 +484,7 @@ impl Writer<'_> {
 ///
 /// Accepts exactly what the reference decoder accepts, including its quirk of
 /// ignoring a far match that ends the stream (after validating it). Any
-/// malformed stream yields [`Error::Data`]; an empty stream produces nothing.
+/// malformed stream yields [`ErrorKind::Data`]; an empty stream produces nothing.
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
     let Some(&first) = input.first() else {
         return Ok(0);
@@ -517,7 +517,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
                     (high + low + 1, 1)
                 };
                 if dist > op {
-                    return Err(Error::Data);
+                    return Err(ErrorKind::Data);
                 }
                 copy_short_match(output, op, dist);
                 op += (ctrl >> 5) + 2;
@@ -535,7 +535,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
                 output[op..op + MAX_COPY].copy_from_slice(&input[ip..ip + MAX_COPY]);
             } else {
                 if ip + n > in_len || op + n > out_len {
-                    return Err(Error::Data);
+                    return Err(ErrorKind::Data);
                 }
                 output[op..op + n].copy_from_slice(&input[ip..ip + n]);
             }
@@ -555,7 +555,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
             loop {
                 // The reference requires room for the distance byte too.
                 if ip + 1 >= in_len {
-                    return Err(Error::Data);
+                    return Err(ErrorKind::Data);
                 }
                 let code = input[ip];
                 ip += 1;
@@ -565,13 +565,13 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
                 }
             }
         } else if ip + 1 >= in_len {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         let low = usize::from(input[ip]);
         ip += 1;
         let dist = if low == 255 && high == 31 << 8 {
             if ip + 1 >= in_len {
-                return Err(Error::Data);
+                return Err(ErrorKind::Data);
             }
             let far = usize::from(input[ip]) << 8 | usize::from(input[ip + 1]);
             ip += 2;
@@ -580,7 +580,7 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
             high + low + 1
         };
         if op + len > out_len || dist > op {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         if ip >= in_len {
             // The reference stops here without performing the final copy.
@@ -895,10 +895,10 @@ mod tests {
         // The same token reaching before the start is still an error.
         let mut s = stream.clone();
         s.extend_from_slice(&[(2 << 5) | 31, 255, 0x30, 5]);
-        assert_eq!(decompress(&s, &mut out), Err(Error::Data));
+        assert_eq!(decompress(&s, &mut out), Err(ErrorKind::Data));
         // A trailing near match is always an error (needs a following byte).
         let stream = [3 | 32, 1, 2, 3, 4, 1 << 5, 0];
-        assert_eq!(decompress(&stream, &mut out), Err(Error::Data));
+        assert_eq!(decompress(&stream, &mut out), Err(ErrorKind::Data));
     }
 
     #[test]
@@ -914,11 +914,14 @@ mod tests {
             &[0, 1, 7 << 5, 200, 0, 0],     // match beyond output size
         ];
         for c in cases {
-            assert_eq!(decompress(c, &mut out), Err(Error::Data), "{c:?}");
+            assert_eq!(decompress(c, &mut out), Err(ErrorKind::Data), "{c:?}");
         }
         // Output too small for a literal run.
         let mut small = [0u8; 2];
-        assert_eq!(decompress(&[3, 1, 2, 3, 4], &mut small), Err(Error::Data));
+        assert_eq!(
+            decompress(&[3, 1, 2, 3, 4], &mut small),
+            Err(ErrorKind::Data)
+        );
         assert_eq!(decompress(&[], &mut small), Ok(0));
     }
 

@@ -6,19 +6,19 @@
 //! LZ4's *acceleration* parameter, which `lz4_flex` does not have, so with it
 //! low clevels would give different (bigger, slower) streams than the
 //! reference; the C library also decodes several times faster. The FFI is kept
-//! in the private [`ffi`] module; everything public here is safe.
+//! in the private `ffi` module; everything public here is safe.
 //!
 //! Return convention of every compress function: `Ok(n)` with `n > 0` bytes
 //! written, `Ok(0)` when the stream did not fit in `output` (the caller then
 //! stores the block uncompressed), `Err` on a real failure. Decompress
-//! functions return the number of bytes produced, or `Err(Error::Data)` on a
+//! functions return the number of bytes produced, or `Err(ErrorKind::Data)` on a
 //! malformed stream; they never read or write out of bounds, whatever the
 //! input.
 
 // FFI is confined to the private `ffi` module; every unsafe block says why it holds.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use std::cell::RefCell;
 use std::ptr::NonNull;
 
@@ -67,7 +67,7 @@ pub fn compress_with_dict(
             }
             match slot.as_mut() {
                 Some(ctx) => ctx.compress_with_dict(clevel, dict, input, output),
-                None => Err(Error::MemoryAlloc),
+                None => Err(ErrorKind::MemoryAlloc),
             }
         }
         Err(_) => Lz4Compressor::new()?.compress_with_dict(clevel, dict, input, output),
@@ -78,19 +78,19 @@ pub fn compress_with_dict(
 /// A stream that would decode to more than `output.len()` bytes is an error.
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
     check_input(input)?;
-    ffi::decompress_safe(input, output).ok_or(Error::Data)
+    ffi::decompress_safe(input, output).ok_or(ErrorKind::Data)
 }
 
 /// Decodes one raw LZ4 block produced with `dict` as its dictionary.
 pub fn decompress_with_dict(dict: &[u8], input: &[u8], output: &mut [u8]) -> Result<usize> {
     check_input(input)?;
     check_input(dict)?;
-    ffi::decompress_safe_using_dict(input, output, dict).ok_or(Error::Data)
+    ffi::decompress_safe_using_dict(input, output, dict).ok_or(ErrorKind::Data)
 }
 
 fn check_input(input: &[u8]) -> Result<()> {
     if input.len() > MAX_INPUT_SIZE {
-        return Err(Error::TwoGbLimit);
+        return Err(ErrorKind::TwoGbLimit);
     }
     Ok(())
 }
@@ -105,7 +105,7 @@ impl Lz4Compressor {
     /// Allocates the stream state.
     pub fn new() -> Result<Self> {
         Ok(Lz4Compressor {
-            stream: ffi::Stream::new().ok_or(Error::MemoryAlloc)?,
+            stream: ffi::Stream::new().ok_or(ErrorKind::MemoryAlloc)?,
         })
     }
 

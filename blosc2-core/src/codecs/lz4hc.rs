@@ -14,7 +14,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 use super::lz4::MAX_INPUT_SIZE;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use std::cell::RefCell;
 
 /// Compresses `input` as one LZ4 block at HC level `clevel`.
@@ -48,7 +48,7 @@ fn with_thread_ctx(f: impl FnOnce(&mut Lz4HcCompressor) -> Result<usize>) -> Res
             }
             match slot.as_mut() {
                 Some(ctx) => f(ctx),
-                None => Err(Error::MemoryAlloc),
+                None => Err(ErrorKind::MemoryAlloc),
             }
         }
         Err(_) => f(&mut Lz4HcCompressor::new()?),
@@ -57,7 +57,7 @@ fn with_thread_ctx(f: impl FnOnce(&mut Lz4HcCompressor) -> Result<usize>) -> Res
 
 fn check_input(input: &[u8]) -> Result<()> {
     if input.len() > MAX_INPUT_SIZE {
-        return Err(Error::TwoGbLimit);
+        return Err(ErrorKind::TwoGbLimit);
     }
     Ok(())
 }
@@ -71,7 +71,7 @@ impl Lz4HcCompressor {
     /// Allocates the HC state (about 256 KiB).
     pub fn new() -> Result<Self> {
         Ok(Lz4HcCompressor {
-            state: ffi::StreamHc::new().ok_or(Error::MemoryAlloc)?,
+            state: ffi::StreamHc::new().ok_or(ErrorKind::MemoryAlloc)?,
         })
     }
 

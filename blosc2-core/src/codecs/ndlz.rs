@@ -26,7 +26,7 @@
 //! slots remembered from an earlier cell are overwritten); they are mirrored
 //! here because any deviation changes the emitted bytes.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::filters::ndcell::geometry_of;
 use crate::registry::PluginContext;
 
@@ -119,16 +119,16 @@ fn hash(data: &[u8]) -> usize {
 pub fn compress(cell: u8, blockshape: [i32; 2], input: &[u8], output: &mut [u8]) -> Result<usize> {
     if cell != 4 && cell != 8 {
         trace!("NDLZ is not available for this cellsize: {cell}");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let [b0, b1] = blockshape;
     if b0 < 0 || b1 < 0 || input.len() as i64 != b0 as i64 * b1 as i64 {
         trace!("NDLZ: length not equal to blocksize");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     if output.len() < HEADER_LEN {
         trace!("NDLZ: output too small");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let cell_size = (cell as i64) * (cell as i64);
     // the reference's minimum room: a header and two bytes per cell
@@ -151,12 +151,12 @@ pub(crate) fn encode(
     output: &mut [u8],
     ctx: &PluginContext,
 ) -> Result<usize> {
-    let g = geometry_of(ctx).map_err(|_| Error::Data)?;
+    let g = geometry_of(ctx).map_err(|_| ErrorKind::Data)?;
     if g.blockshape.len() != 2 {
         trace!("This codec only works for ndim = 2");
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     }
-    compress(meta, [g.blockshape[0], g.blockshape[1]], input, output).map_err(|_| Error::Data)
+    compress(meta, [g.blockshape[0], g.blockshape[1]], input, output).map_err(|_| ErrorKind::Data)
 }
 
 /// Where the encoder writes and what it remembers about earlier cells.
@@ -517,32 +517,32 @@ impl<'a> Encoder<'a> {
 pub fn decompress(cell: u8, input: &[u8], output: &mut [u8]) -> Result<usize> {
     if cell != 4 && cell != 8 {
         trace!("NDLZ is not available for this cellsize: {cell}");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     if input.len() < HEADER_LEN {
         return Ok(0);
     }
     if input[0] != 2 {
         trace!("NDLZ only works for ndim = 2");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let rd32 = |p: usize| i32::from_le_bytes([input[p], input[p + 1], input[p + 2], input[p + 3]]);
     let (b0, b1) = (rd32(1), rd32(5));
     if b0 < 0 || b1 < 0 {
         trace!("NDLZ: negative blockshape");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let (b0, b1) = (b0 as usize, b1 as usize);
     let total = b0
         .checked_mul(b1)
         .filter(|&t| t <= output.len())
-        .ok_or(Error::Failure)?;
+        .ok_or(ErrorKind::Failure)?;
     output[..total].fill(0);
     let c = cell as usize;
     let stop = [b0.div_ceil(c), b1.div_ceil(c)];
     let corrupt = || {
         trace!("NDLZ: corrupt stream");
-        Error::Failure
+        ErrorKind::Failure
     };
     // bytes `pos..pos+len` of the input, or an error
     let range = |pos: i64, len: usize| -> Result<&[u8]> {
@@ -608,7 +608,7 @@ pub fn decompress(cell: u8, input: &[u8], output: &mut [u8]) -> Result<usize> {
     ind += p[1];
     if ind != total {
         trace!("NDLZ: output size is not compatible with embedded blockshape");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     Ok(ind)
 }
@@ -675,7 +675,7 @@ fn decode_rows4<'i>(
         set_row(others[1], &r2[4..]);
     } else {
         trace!("NDLZ: invalid token {token}");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     Ok(ip)
 }
@@ -695,13 +695,13 @@ fn decode_rows8<'i>(
         17 => 2,
         _ => {
             trace!("NDLZ: invalid token {token}");
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
     };
     let row = (token & 7) as usize;
     if row + nrows > 8 {
         trace!("NDLZ: match row out of bounds");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let off = rd16(ip)?;
     ip += 2;

@@ -24,7 +24,7 @@
 //! from it in cell order, so it returns other items (or fails) when a
 //! request leaves the cell's row; that is not reproduced.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::filters::ndcell::geometry_of;
 use crate::registry::PluginContext;
 use zfp_rs::{
@@ -65,7 +65,7 @@ fn config(id: u8, meta: u8, ndim: usize, ty: ZfpScalarType) -> Result<Option<Zfp
         4 => ZfpDimensionality::D4,
         _ => {
             trace!("ZFP is not available for ndims: {ndim}");
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
     };
     Ok(match id {
@@ -82,7 +82,7 @@ fn config(id: u8, meta: u8, ndim: usize, ty: ZfpScalarType) -> Result<Option<Zfp
             let bits = f64::from(meta) / 100.0 * (scalar_size(ty) * 8) as f64;
             ZfpConfig::fixed_rate(bits, ty, dims, ZfpStreamAlignment::Unaligned).ok()
         }
-        _ => return Err(Error::CodecSupport),
+        _ => return Err(ErrorKind::CodecSupport),
     })
 }
 
@@ -100,7 +100,7 @@ fn scalar_type(typesize: i32) -> Result<ZfpScalarType> {
         8 => Ok(ZfpScalarType::F64),
         _ => {
             trace!("ZFP is not available for typesize: {typesize}");
-            Err(Error::Failure)
+            Err(ErrorKind::Failure)
         }
     }
 }
@@ -128,11 +128,11 @@ pub fn compress(
     let ndim = blockshape.len();
     if ndim == 0 || ndim > MAX_DIM {
         trace!("Invalid b2nd meta info (ndim {ndim})");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     if blockshape.iter().any(|&b| b < CELL_SIDE) {
         trace!("ZFP does not support blocks smaller than cells (4x...x4)");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let block: Vec<usize> = blockshape.iter().map(|&b| b as usize).collect();
     let nitems = block.iter().try_fold(1usize, |a, &b| a.checked_mul(b));
@@ -160,7 +160,9 @@ pub fn compress(
         trace!("ZFP: Compressed data is bigger than input!");
         return Ok(0);
     }
-    let dst = output.get_mut(..stream.len()).ok_or(Error::WriteBuffer)?;
+    let dst = output
+        .get_mut(..stream.len())
+        .ok_or(ErrorKind::WriteBuffer)?;
     dst.copy_from_slice(&stream);
     Ok(stream.len())
 }
@@ -211,18 +213,18 @@ pub fn decompress(
     let ndim = blockshape.len();
     if ndim == 0 || ndim > MAX_DIM {
         trace!("ndim {ndim} is out of range for ZFP");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     if typesize <= 0 {
         trace!("Invalid typesize {typesize}");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     // the metalayer is not trusted: the field must fit the block buffer
     let mut nbytes = typesize as u64;
     for &b in blockshape {
         if b <= 0 {
             trace!("Invalid blockshape dimension {b}");
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
         nbytes = nbytes.saturating_mul(b as u64);
     }
@@ -231,12 +233,12 @@ pub fn decompress(
             "Decompressed size ({nbytes} bytes) is bigger than the output buffer ({} bytes)",
             output.len()
         );
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let ty = scalar_type(typesize)?;
     let Some(cfg) = config(id, meta, ndim, ty)? else {
         trace!("ZFP: Decompression failed");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     };
     let block: Vec<usize> = blockshape.iter().map(|&b| b as usize).collect();
     let dims = zfp_dims(&block);
@@ -248,7 +250,7 @@ pub fn decompress(
     };
     if !ok {
         trace!("ZFP: Decompression failed");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     Ok(output.len())
 }
@@ -300,10 +302,10 @@ pub(crate) fn encode(
     output: &mut [u8],
     ctx: &PluginContext,
 ) -> Result<usize> {
-    let g = geometry_of(ctx).map_err(|_| Error::Data)?;
+    let g = geometry_of(ctx).map_err(|_| ErrorKind::Data)?;
     compress(id, meta, &g.blockshape, ctx.typesize, input, output).map_err(|e| match e {
-        Error::WriteBuffer => e,
-        _ => Error::Data,
+        ErrorKind::WriteBuffer => e,
+        _ => ErrorKind::Data,
     })
 }
 
@@ -318,10 +320,10 @@ pub(crate) fn decode(
 ) -> Result<usize> {
     let Some(sc) = ctx.schunk else {
         trace!("ZFP needs the super-chunk (dparams->schunk) to decompress");
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     };
-    let g = geometry_of(ctx).map_err(|_| Error::Data)?;
-    decompress(id, meta, &g.blockshape, sc.typesize, input, output).map_err(|_| Error::Data)
+    let g = geometry_of(ctx).map_err(|_| ErrorKind::Data)?;
+    decompress(id, meta, &g.blockshape, sc.typesize, input, output).map_err(|_| ErrorKind::Data)
 }
 
 #[cfg(test)]
@@ -552,11 +554,11 @@ mod tests {
         };
         assert_eq!(
             encode(RATE, 50, &input, &mut comp, &no_sc),
-            Err(Error::Data)
+            Err(ErrorKind::Data)
         );
         assert_eq!(
             decode(RATE, 50, &comp[..c], &mut out, &no_sc),
-            Err(Error::Data)
+            Err(ErrorKind::Data)
         );
     }
 }

@@ -10,7 +10,7 @@
 
 #![forbid(unsafe_code)]
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use std::cell::RefCell;
 use zlib_rs::inflate::{uncompress_slice, InflateConfig};
 use zlib_rs::{Deflate, DeflateError, DeflateFlush, ReturnCode, Status};
@@ -24,14 +24,14 @@ pub const COMPLIB_VERSION: &str = "1.3.1";
 
 /// Compresses `input` at zlib level `clevel` (Blosc passes its clevel 1..=9
 /// through unchanged; 0 stores). `Ok(0)` when the stream does not fit in
-/// `output`; `Err(Error::CodecParam)` for a level above 9, which zlib
+/// `output`; `Err(ErrorKind::CodecParam)` for a level above 9, which zlib
 /// rejects.
 ///
 /// The deflate state (a few hundred KiB) is kept per thread and reset
 /// between calls instead of being reallocated as `compress2` does.
 pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> Result<usize> {
     if clevel > 9 {
-        return Err(Error::CodecParam);
+        return Err(ErrorKind::CodecParam);
     }
     let level = i32::from(clevel);
     thread_local! {
@@ -45,7 +45,7 @@ pub fn compress(clevel: u8, input: &[u8], output: &mut [u8]) -> Result<usize> {
             }
             match slot.as_mut() {
                 Some((_, d)) => deflate_all(d, input, output),
-                None => Err(Error::MemoryAlloc),
+                None => Err(ErrorKind::MemoryAlloc),
             }
         }
         Err(_) => deflate_all(&mut Deflate::new(level, true, 15), input, output),
@@ -59,22 +59,22 @@ fn deflate_all(d: &mut Deflate, input: &[u8], output: &mut [u8]) -> Result<usize
     // Inputs or outputs beyond 4 GiB would need several calls; Blosc blocks
     // are far below 2 GiB, and a truncated call reports "did not fit".
     match d.compress(input, output, DeflateFlush::Finish) {
-        Ok(Status::StreamEnd) => usize::try_from(d.total_out()).map_err(|_| Error::Failure),
+        Ok(Status::StreamEnd) => usize::try_from(d.total_out()).map_err(|_| ErrorKind::Failure),
         Ok(Status::Ok | Status::BufError) => Ok(0),
-        Err(DeflateError::MemError) => Err(Error::MemoryAlloc),
-        Err(_) => Err(Error::Failure),
+        Err(DeflateError::MemError) => Err(ErrorKind::MemoryAlloc),
+        Err(_) => Err(ErrorKind::Failure),
     }
 }
 
 /// Decodes one zlib stream into `output`, returning the decoded length.
 /// Anything but a complete, checksum-valid stream that fits in `output` is
-/// `Err(Error::Data)`.
+/// `Err(ErrorKind::Data)`.
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
     let (written, rc) = uncompress_slice(output, input, InflateConfig::default());
     match rc {
         ReturnCode::Ok => Ok(written.len()),
-        ReturnCode::MemError => Err(Error::MemoryAlloc),
-        _ => Err(Error::Data),
+        ReturnCode::MemError => Err(ErrorKind::MemoryAlloc),
+        _ => Err(ErrorKind::Data),
     }
 }
 
@@ -173,7 +173,10 @@ mod tests {
 
     #[test]
     fn bad_level_is_error() {
-        assert_eq!(compress(10, b"abc", &mut [0u8; 64]), Err(Error::CodecParam));
+        assert_eq!(
+            compress(10, b"abc", &mut [0u8; 64]),
+            Err(ErrorKind::CodecParam)
+        );
     }
 
     #[test]
@@ -202,15 +205,19 @@ mod tests {
         let n = compress(5, &input, &mut c).unwrap();
         let mut d = vec![0u8; input.len()];
         for cut in [0, 1, 2, n / 2, n - 1] {
-            assert_eq!(decompress(&c[..cut], &mut d), Err(Error::Data), "cut {cut}");
+            assert_eq!(
+                decompress(&c[..cut], &mut d),
+                Err(ErrorKind::Data),
+                "cut {cut}"
+            );
         }
         assert_eq!(
             decompress(&c[..n], &mut d[..input.len() - 1]),
-            Err(Error::Data)
+            Err(ErrorKind::Data)
         );
         let mut flipped = c[..n].to_vec();
         flipped[n - 1] ^= 1; // Adler-32 mismatch
-        assert_eq!(decompress(&flipped, &mut d), Err(Error::Data));
+        assert_eq!(decompress(&flipped, &mut d), Err(ErrorKind::Data));
         let mut state = 3u32;
         for len in 0..300 {
             let junk: Vec<u8> = (0..len)

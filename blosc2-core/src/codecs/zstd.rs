@@ -11,13 +11,13 @@
 //!
 //! Return convention: compress gives `Ok(n > 0)`, or `Ok(0)` when the frame
 //! does not fit in `output`; decompress gives the decoded length, or
-//! `Err(Error::Data)` for anything zstd rejects (including a frame larger
+//! `Err(ErrorKind::Data)` for anything zstd rejects (including a frame larger
 //! than `output`).
 
 // FFI is confined to the private `ffi` module; every unsafe block says why it holds.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use std::cell::RefCell;
 
 /// Library name reported by `blosc2_get_complib_info` for zstd.
@@ -67,14 +67,14 @@ pub fn compress_with_dict(
         static LAST: RefCell<Option<(Vec<u8>, ZstdCDict)>> = const { RefCell::new(None) };
     }
     LAST.with(|cell| {
-        let mut slot = cell.try_borrow_mut().map_err(|_| Error::Failure)?;
+        let mut slot = cell.try_borrow_mut().map_err(|_| ErrorKind::Failure)?;
         if !matches!(&*slot, Some((bytes, _)) if bytes.as_slice() == dict) {
             *slot = None;
             *slot = Some((dict.to_vec(), ZstdCDict::new(dict)?));
         }
         match slot.as_ref() {
             Some((_, cdict)) => with_cctx(|c| c.compress_with_dict(cdict, input, output)),
-            None => Err(Error::CodecDict),
+            None => Err(ErrorKind::CodecDict),
         }
     })
 }
@@ -91,14 +91,14 @@ pub fn decompress_with_dict(dict: &[u8], input: &[u8], output: &mut [u8]) -> Res
         static LAST: RefCell<Option<(Vec<u8>, ZstdDDict)>> = const { RefCell::new(None) };
     }
     LAST.with(|cell| {
-        let mut slot = cell.try_borrow_mut().map_err(|_| Error::Failure)?;
+        let mut slot = cell.try_borrow_mut().map_err(|_| ErrorKind::Failure)?;
         if !matches!(&*slot, Some((bytes, _)) if bytes.as_slice() == dict) {
             *slot = None;
             *slot = Some((dict.to_vec(), ZstdDDict::new(dict)?));
         }
         match slot.as_ref() {
             Some((_, ddict)) => with_dctx(|d| d.decompress_with_dict(ddict, input, output)),
-            None => Err(Error::CodecDict),
+            None => Err(ErrorKind::CodecDict),
         }
     })
 }
@@ -107,20 +107,20 @@ pub fn decompress_with_dict(dict: &[u8], input: &[u8], output: &mut [u8]) -> Res
 /// `ZDICT_trainFromBuffer` (default fastCover parameters, as the reference).
 /// `samples` holds the samples back to back, `sample_sizes` their lengths.
 ///
-/// `Err(Error::InvalidParam)` if the sizes overrun `samples`;
-/// `Err(Error::CodecDict)` if zstd cannot train (e.g. too few or too small
+/// `Err(ErrorKind::InvalidParam)` if the sizes overrun `samples`;
+/// `Err(ErrorKind::CodecDict)` if zstd cannot train (e.g. too few or too small
 /// samples: the reference then falls back to compressing without a dict).
 pub fn train_dict(samples: &[u8], sample_sizes: &[usize], max_dict_size: usize) -> Result<Vec<u8>> {
     let total = sample_sizes
         .iter()
         .try_fold(0usize, |acc, &s| acc.checked_add(s))
-        .ok_or(Error::InvalidParam)?;
+        .ok_or(ErrorKind::InvalidParam)?;
     if total > samples.len() || u32::try_from(sample_sizes.len()).is_err() {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     let mut dict = vec![0u8; max_dict_size];
     let n = ffi::train_from_buffer(&mut dict, &samples[..total], sample_sizes)
-        .ok_or(Error::CodecDict)?;
+        .ok_or(ErrorKind::CodecDict)?;
     dict.truncate(n);
     Ok(dict)
 }
@@ -136,7 +136,7 @@ fn with_cctx(f: impl FnOnce(&mut ZstdCompressor) -> Result<usize>) -> Result<usi
             }
             match slot.as_mut() {
                 Some(ctx) => f(ctx),
-                None => Err(Error::MemoryAlloc),
+                None => Err(ErrorKind::MemoryAlloc),
             }
         }
         Err(_) => f(&mut ZstdCompressor::new()?),
@@ -154,7 +154,7 @@ fn with_dctx(f: impl FnOnce(&mut ZstdDecompressor) -> Result<usize>) -> Result<u
             }
             match slot.as_mut() {
                 Some(ctx) => f(ctx),
-                None => Err(Error::MemoryAlloc),
+                None => Err(ErrorKind::MemoryAlloc),
             }
         }
         Err(_) => f(&mut ZstdDecompressor::new()?),
@@ -166,16 +166,16 @@ fn compress_result(code: usize) -> Result<usize> {
     match ffi::error_of(code) {
         None => Ok(code),
         Some(ffi::ZstdError::DstSizeTooSmall) => Ok(0),
-        Some(ffi::ZstdError::MemoryAllocation) => Err(Error::MemoryAlloc),
-        Some(_) => Err(Error::Failure),
+        Some(ffi::ZstdError::MemoryAllocation) => Err(ErrorKind::MemoryAlloc),
+        Some(_) => Err(ErrorKind::Failure),
     }
 }
 
 fn decompress_result(code: usize) -> Result<usize> {
     match ffi::error_of(code) {
         None => Ok(code),
-        Some(ffi::ZstdError::MemoryAllocation) => Err(Error::MemoryAlloc),
-        Some(_) => Err(Error::Data),
+        Some(ffi::ZstdError::MemoryAllocation) => Err(ErrorKind::MemoryAlloc),
+        Some(_) => Err(ErrorKind::Data),
     }
 }
 
@@ -188,7 +188,7 @@ impl ZstdCompressor {
     /// Allocates a context.
     pub fn new() -> Result<Self> {
         Ok(ZstdCompressor {
-            cctx: ffi::CCtx::new().ok_or(Error::MemoryAlloc)?,
+            cctx: ffi::CCtx::new().ok_or(ErrorKind::MemoryAlloc)?,
         })
     }
 
@@ -219,7 +219,7 @@ impl ZstdDecompressor {
     /// Allocates a context.
     pub fn new() -> Result<Self> {
         Ok(ZstdDecompressor {
-            dctx: ffi::DCtx::new().ok_or(Error::MemoryAlloc)?,
+            dctx: ffi::DCtx::new().ok_or(ErrorKind::MemoryAlloc)?,
         })
     }
 
@@ -227,7 +227,7 @@ impl ZstdDecompressor {
     /// Empty input is an error: zstd would accept it as zero frames.
     pub fn decompress(&mut self, input: &[u8], output: &mut [u8]) -> Result<usize> {
         if input.is_empty() {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         decompress_result(self.dctx.decompress(output, input))
     }
@@ -240,7 +240,7 @@ impl ZstdDecompressor {
         output: &mut [u8],
     ) -> Result<usize> {
         if input.is_empty() {
-            return Err(Error::Data);
+            return Err(ErrorKind::Data);
         }
         decompress_result(self.dctx.decompress_using_ddict(output, input, &dict.ddict))
     }
@@ -262,7 +262,7 @@ impl ZstdCDict {
     /// Digests `dict` for compressing at zstd level `level`.
     pub fn with_level(dict: &[u8], level: i32) -> Result<Self> {
         Ok(ZstdCDict {
-            cdict: ffi::CDict::new(dict, level).ok_or(Error::CodecDict)?,
+            cdict: ffi::CDict::new(dict, level).ok_or(ErrorKind::CodecDict)?,
         })
     }
 }
@@ -277,7 +277,7 @@ impl ZstdDDict {
     /// Digests `dict` (copied). Raw-content dictionaries are accepted too.
     pub fn new(dict: &[u8]) -> Result<Self> {
         Ok(ZstdDDict {
-            ddict: ffi::DDict::new(dict).ok_or(Error::CodecDict)?,
+            ddict: ffi::DDict::new(dict).ok_or(ErrorKind::CodecDict)?,
         })
     }
 }
@@ -625,13 +625,16 @@ mod tests {
     fn train_dict_errors() {
         assert_eq!(
             train_dict(&[0u8; 10], &[6, 6], 1024),
-            Err(Error::InvalidParam)
+            Err(ErrorKind::InvalidParam)
         );
         assert_eq!(
             train_dict(&[0u8; 10], &[usize::MAX, 2], 1024),
-            Err(Error::InvalidParam)
+            Err(ErrorKind::InvalidParam)
         );
-        assert_eq!(train_dict(&[1u8; 16], &[8, 8], 1024), Err(Error::CodecDict));
+        assert_eq!(
+            train_dict(&[1u8; 16], &[8, 8], 1024),
+            Err(ErrorKind::CodecDict)
+        );
     }
 
     #[test]
@@ -667,11 +670,15 @@ mod tests {
         let n = compress(5, &input, &mut c).unwrap();
         let mut d = vec![0u8; input.len()];
         for cut in [0, 1, 4, n / 2, n - 1] {
-            assert_eq!(decompress(&c[..cut], &mut d), Err(Error::Data), "cut {cut}");
+            assert_eq!(
+                decompress(&c[..cut], &mut d),
+                Err(ErrorKind::Data),
+                "cut {cut}"
+            );
         }
         assert_eq!(
             decompress(&c[..n], &mut d[..input.len() - 1]),
-            Err(Error::Data)
+            Err(ErrorKind::Data)
         );
         let dict = sample(500, 9);
         let mut state = 11u32;

@@ -8,21 +8,21 @@
 //! layout of upstream `blosc2_bitshuffle` (chunk format version 3 onwards).
 
 use super::simd::{self, Kernel};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Largest typesize upstream's bitshuffle accepts.
 const MAX_TYPESIZE: usize = 256;
 
 fn check(typesize: usize, src: &[u8], dst: &[u8]) -> Result<()> {
     if typesize == 0 || typesize > MAX_TYPESIZE || src.len() != dst.len() {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     Ok(())
 }
 
 /// Bit-shuffles `src` into `dst` (same length) as `typesize`-byte elements.
 ///
-/// Errors with [`Error::InvalidParam`] (upstream's code) when `typesize` is
+/// Errors with [`ErrorKind::InvalidParam`] (upstream's code) when `typesize` is
 /// 0 or above 256, and when the lengths differ. A block with fewer than 8
 /// elements is copied.
 pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<()> {
@@ -89,11 +89,14 @@ mod tests {
     fn errors_and_degenerate() {
         let src = [7u8; 20];
         let mut dst = [0u8; 20];
-        assert_eq!(bitshuffle(0, &src, &mut dst), Err(Error::InvalidParam));
-        assert_eq!(bitunshuffle(257, &src, &mut dst), Err(Error::InvalidParam));
+        assert_eq!(bitshuffle(0, &src, &mut dst), Err(ErrorKind::InvalidParam));
+        assert_eq!(
+            bitunshuffle(257, &src, &mut dst),
+            Err(ErrorKind::InvalidParam)
+        );
         assert_eq!(
             bitshuffle(4, &src, &mut dst[..19]),
-            Err(Error::InvalidParam)
+            Err(ErrorKind::InvalidParam)
         );
         // fewer than 8 elements: copy
         bitshuffle(4, &src, &mut dst).unwrap();

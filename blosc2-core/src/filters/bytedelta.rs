@@ -13,13 +13,13 @@
 //! whole vector; the `*_buggy` functions reproduce that.
 
 use super::simd::{self, Kernel};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Stream count for a block: `meta`, or `typesize` when `meta` is 0.
 /// A zero result is upstream's "meta is 0 and no super-chunk" failure.
 fn streams(meta: u8, typesize: usize) -> Result<usize> {
     match (meta, typesize) {
-        (0, 0) => Err(Error::Failure),
+        (0, 0) => Err(ErrorKind::Failure),
         (0, t) => Ok(t),
         (m, _) => Ok(m as usize),
     }
@@ -29,7 +29,7 @@ fn check_len(src: &[u8], dst: &[u8]) -> Result<()> {
     if src.len() == dst.len() {
         Ok(())
     } else {
-        Err(Error::InvalidParam)
+        Err(ErrorKind::InvalidParam)
     }
 }
 
@@ -91,8 +91,8 @@ fn run(
 ///
 /// `meta` is the filter's `filters_meta` (stream count), `typesize` the
 /// super-chunk's typesize, used when `meta == 0`; pass 0 when there is no
-/// super-chunk, which makes `meta == 0` fail with [`Error::Failure`] as
-/// upstream does. Errors with [`Error::InvalidParam`] if the lengths differ.
+/// super-chunk, which makes `meta == 0` fail with [`ErrorKind::Failure`] as
+/// upstream does. Errors with [`ErrorKind::InvalidParam`] if the lengths differ.
 pub fn forward(meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<()> {
     run(meta, typesize, src, dst, true, false)
 }
@@ -171,11 +171,17 @@ mod tests {
     #[test]
     fn errors() {
         let mut dst = [0u8; 4];
-        assert_eq!(forward(0, 0, &[1, 2, 3, 4], &mut dst), Err(Error::Failure));
-        assert_eq!(backward(0, 0, &[1, 2, 3, 4], &mut dst), Err(Error::Failure));
+        assert_eq!(
+            forward(0, 0, &[1, 2, 3, 4], &mut dst),
+            Err(ErrorKind::Failure)
+        );
+        assert_eq!(
+            backward(0, 0, &[1, 2, 3, 4], &mut dst),
+            Err(ErrorKind::Failure)
+        );
         assert_eq!(
             forward(1, 0, &[1, 2, 3], &mut dst),
-            Err(Error::InvalidParam)
+            Err(ErrorKind::InvalidParam)
         );
     }
 }

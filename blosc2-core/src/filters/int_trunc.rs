@@ -9,21 +9,21 @@
 //! chunk's typesize, not `meta`.
 
 use super::trunc_prec::apply_mask;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Truncates each little-endian element of `src` into `dst`; the
 /// `len % typesize` trailing bytes are copied (upstream leaves them
 /// unwritten).
 ///
-/// Errors with [`Error::FilterPipeline`] (upstream's compressor code for a
+/// Errors with [`ErrorKind::FilterPipeline`] (upstream's compressor code for a
 /// failing filter) for a typesize other than 1, 2, 4, 8 or a bad `meta`,
-/// and with [`Error::InvalidParam`] when the lengths differ.
+/// and with [`ErrorKind::InvalidParam`] when the lengths differ.
 pub fn forward(meta: i8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<()> {
     if src.len() != dst.len() {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     if !matches!(typesize, 1 | 2 | 4 | 8) {
-        return Err(Error::FilterPipeline);
+        return Err(ErrorKind::FilterPipeline);
     }
     let width = (8 * typesize) as u8;
     let zeroed: u8 = if meta >= 0 {
@@ -32,7 +32,7 @@ pub fn forward(meta: i8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<
         (-(meta as i16)) as u8
     };
     if zeroed >= width {
-        return Err(Error::FilterPipeline);
+        return Err(ErrorKind::FilterPipeline);
     }
     let mask = !((1u64 << zeroed) - 1);
     match typesize {
@@ -46,10 +46,10 @@ pub fn forward(meta: i8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<
 
 /// The inverse direction: truncation cannot be undone, so `src` is copied.
 /// `meta` and `typesize` are accepted for symmetry and ignored. Errors with
-/// [`Error::InvalidParam`] only when the lengths differ.
+/// [`ErrorKind::InvalidParam`] only when the lengths differ.
 pub fn backward(_meta: i8, _typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<()> {
     if src.len() != dst.len() {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     dst.copy_from_slice(src);
     Ok(())
@@ -115,13 +115,19 @@ mod tests {
         ] {
             assert_eq!(
                 forward(meta, ts, &src, &mut dst),
-                Err(Error::FilterPipeline),
+                Err(ErrorKind::FilterPipeline),
                 "meta {meta} ts {ts}"
             );
         }
-        assert_eq!(forward(1, 4, &src, &mut dst[..7]), Err(Error::InvalidParam));
+        assert_eq!(
+            forward(1, 4, &src, &mut dst[..7]),
+            Err(ErrorKind::InvalidParam)
+        );
         assert_eq!(forward(64, 8, &src, &mut dst), Ok(()));
-        assert_eq!(forward(127, 8, &src, &mut dst), Err(Error::FilterPipeline));
+        assert_eq!(
+            forward(127, 8, &src, &mut dst),
+            Err(ErrorKind::FilterPipeline)
+        );
     }
 
     #[test]

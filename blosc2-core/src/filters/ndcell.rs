@@ -9,7 +9,7 @@
 //! Also home of the pieces the other b2nd plugins share: reading the block
 //! geometry from the metalayer and walking a block cell by cell.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::registry::PluginContext;
 
 /// Filter id (`BLOSC_FILTER_NDCELL`).
@@ -40,7 +40,7 @@ pub fn parse_b2nd_geometry(meta: &[u8]) -> Result<NdGeometry> {
     let need = |pos: usize, n: usize| -> Result<()> {
         if meta.len() < pos || meta.len() - pos < n {
             trace!("Malformed b2nd metalayer: truncated metadata");
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
         Ok(())
     };
@@ -49,7 +49,7 @@ pub fn parse_b2nd_geometry(meta: &[u8]) -> Result<NdGeometry> {
     let ndim = meta[2] as i8;
     if !(0..=MAX_DIM as i8).contains(&ndim) {
         trace!("ndim {ndim} is out of range");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let ndim = ndim as usize;
     let mut pos = 3;
@@ -64,7 +64,7 @@ pub fn parse_b2nd_geometry(meta: &[u8]) -> Result<NdGeometry> {
         need(pos, 9)?;
         let b: [u8; 8] = meta[pos + 1..pos + 9]
             .try_into()
-            .map_err(|_| Error::Failure)?;
+            .map_err(|_| ErrorKind::Failure)?;
         g.shape.push(i64::from_be_bytes(b));
         pos += 9;
     }
@@ -75,7 +75,7 @@ pub fn parse_b2nd_geometry(meta: &[u8]) -> Result<NdGeometry> {
             need(pos, 5)?;
             let b: [u8; 4] = meta[pos + 1..pos + 5]
                 .try_into()
-                .map_err(|_| Error::Failure)?;
+                .map_err(|_| ErrorKind::Failure)?;
             out.push(i32::from_be_bytes(b));
             pos += 5;
         }
@@ -87,7 +87,7 @@ pub fn parse_b2nd_geometry(meta: &[u8]) -> Result<NdGeometry> {
 pub fn geometry_of(ctx: &PluginContext) -> Result<NdGeometry> {
     let Some(meta) = ctx.schunk.and_then(|s| s.meta("b2nd")) else {
         trace!("b2nd layer not found!");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     };
     parse_b2nd_geometry(meta)
 }
@@ -99,29 +99,29 @@ pub(crate) fn block_dims(g: &NdGeometry, typesize: usize, len: usize) -> Result<
     let ndim = g.blockshape.len();
     if ndim == 0 || ndim > MAX_DIM {
         trace!("ndim {ndim} is out of range");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     if typesize == 0 {
         trace!("Invalid typesize {typesize}");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let mut size = typesize as u64;
     let mut dims = Vec::with_capacity(ndim);
     for (i, &b) in g.blockshape.iter().enumerate() {
         if b <= 0 {
             trace!("Invalid blockshape[{i}] = {b}");
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
         size *= b as u64;
         if size > len as u64 {
             trace!("blockshape too large for block of {len} bytes");
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         }
         dims.push(b as usize);
     }
     if size != len as u64 {
         trace!("Length not equal to blocksize {len} {size}");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     Ok(dims)
 }
@@ -183,14 +183,14 @@ fn unravel(mut i: usize, shape: &[usize], out: &mut [usize]) {
 fn cell_side(meta: u8, ndim: usize, len: usize, typesize: usize) -> Result<usize> {
     if meta == 0 {
         trace!("Invalid cell_shape {meta}");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let cell_items = (meta as u64).checked_pow(ndim as u32);
     match cell_items {
         Some(n) if n <= (len / typesize) as u64 => Ok(meta as usize),
         _ => {
             trace!("input or output buffer cannot be smaller than cell size");
-            Err(Error::Failure)
+            Err(ErrorKind::Failure)
         }
     }
 }
@@ -210,17 +210,17 @@ pub fn forward(
     let mut op = 0usize;
     for_each_cell_row(&block, &cells, side, |_, start, n| {
         let (a, b) = (start * typesize, (start + n) * typesize);
-        let src = input.get(a..b).ok_or(Error::Failure)?;
+        let src = input.get(a..b).ok_or(ErrorKind::Failure)?;
         output
             .get_mut(op..op + src.len())
-            .ok_or(Error::Failure)?
+            .ok_or(ErrorKind::Failure)?
             .copy_from_slice(src);
         op += src.len();
         Ok(())
     })?;
     if op != len {
         trace!("Output size must be equal to input size");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     Ok(())
 }
@@ -254,10 +254,10 @@ pub(crate) fn scatter(
     let mut end = 0usize;
     for_each_cell_row(block, cells, origin_side, |_, start, n| {
         let nb = n * typesize;
-        let src = input.get(ip..ip + nb).ok_or(Error::Failure)?;
+        let src = input.get(ip..ip + nb).ok_or(ErrorKind::Failure)?;
         output
             .get_mut(start * typesize..start * typesize + nb)
-            .ok_or(Error::Failure)?
+            .ok_or(ErrorKind::Failure)?
             .copy_from_slice(src);
         ip += nb;
         end = start + n;
@@ -267,7 +267,7 @@ pub(crate) fn scatter(
     // and it fails for NDMEAN cells whose origins overlap (see ndmean.rs).
     if end != block.iter().product::<usize>() {
         trace!("Output size is not compatible with embedded blockshape");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     Ok(())
 }
@@ -280,7 +280,7 @@ pub(crate) fn plugin_typesize(forward_dir: bool, ctx: &PluginContext) -> Result<
     } else {
         ctx.schunk.map_or(ctx.typesize, |s| s.typesize)
     };
-    usize::try_from(ts).map_err(|_| Error::Failure)
+    usize::try_from(ts).map_err(|_| ErrorKind::Failure)
 }
 
 /// The registered-filter face of NDCELL: geometry from the super-chunk.

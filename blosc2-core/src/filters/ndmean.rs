@@ -13,7 +13,7 @@
 use super::ndcell::{
     block_dims, for_each_cell_row, geometry_of, plugin_typesize, scatter, trace, NdGeometry,
 };
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::registry::PluginContext;
 
 /// Filter id (`BLOSC_FILTER_NDMEAN`).
@@ -23,13 +23,13 @@ pub const ID: u8 = 33;
 fn cellshape(meta: u8, block: &[usize], len: usize, typesize: usize) -> Result<Vec<usize>> {
     if meta == 0 || meta > i8::MAX as u8 {
         trace!("Invalid cell shape (meta) {meta}");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let cells: Vec<usize> = block.iter().map(|&b| b.min(meta as usize)).collect();
     let items: u64 = cells.iter().map(|&c| c as u64).product();
     if (len as u64) < items * typesize as u64 {
         trace!("input and output buffer cannot be smaller than cell size");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     Ok(cells)
 }
@@ -44,7 +44,7 @@ pub fn forward(
 ) -> Result<()> {
     if typesize != 4 && typesize != 8 {
         trace!("This filter only works for float or double");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     let len = input.len();
     let block = block_dims(g, typesize, len)?;
@@ -57,7 +57,7 @@ pub fn forward(
     let mut sum64 = 0f64;
     let mut flush = |count: usize, sum32: f32, sum64: f64, op: &mut usize| -> Result<()> {
         let nb = count * typesize;
-        let dst = output.get_mut(*op..*op + nb).ok_or(Error::Failure)?;
+        let dst = output.get_mut(*op..*op + nb).ok_or(ErrorKind::Failure)?;
         if typesize == 4 {
             let m = (sum32 / count as f32).to_le_bytes();
             dst.chunks_exact_mut(4).for_each(|d| d.copy_from_slice(&m));
@@ -80,14 +80,14 @@ pub fn forward(
         }
         let row = input
             .get(start * typesize..(start + n) * typesize)
-            .ok_or(Error::Failure)?;
+            .ok_or(ErrorKind::Failure)?;
         if typesize == 4 {
             for b in row.chunks_exact(4) {
                 sum32 += f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             }
         } else {
             for b in row.chunks_exact(8) {
-                let a: [u8; 8] = b.try_into().map_err(|_| Error::Failure)?;
+                let a: [u8; 8] = b.try_into().map_err(|_| ErrorKind::Failure)?;
                 sum64 += f64::from_le_bytes(a);
             }
         }
@@ -99,7 +99,7 @@ pub fn forward(
     }
     if op != len {
         trace!("Output size must be equal to input size");
-        return Err(Error::Failure);
+        return Err(ErrorKind::Failure);
     }
     Ok(())
 }

@@ -8,31 +8,31 @@
 //! NaNs into infinities), so `meta == 0` is an error too. Only typesizes 4
 //! and 8 are accepted.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Masks `src` into `dst` keeping sign, exponent and the requested mantissa
 /// bits of each little-endian element. The `len % typesize` trailing bytes
 /// are copied (upstream leaves them unwritten).
 ///
-/// Errors with [`Error::FilterPipeline`] (what upstream's compressor reports
+/// Errors with [`ErrorKind::FilterPipeline`] (what upstream's compressor reports
 /// for a failing filter) for a bad `meta` or typesize, and with
-/// [`Error::InvalidParam`] when the lengths differ.
+/// [`ErrorKind::InvalidParam`] when the lengths differ.
 pub fn trunc_prec(meta: i8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<()> {
     if src.len() != dst.len() {
-        return Err(Error::InvalidParam);
+        return Err(ErrorKind::InvalidParam);
     }
     let mantissa = match typesize {
         4 => 23,
         8 => 52,
-        _ => return Err(Error::FilterPipeline),
+        _ => return Err(ErrorKind::FilterPipeline),
     };
     let bits = meta as i32;
     if bits.abs() > mantissa {
-        return Err(Error::FilterPipeline);
+        return Err(ErrorKind::FilterPipeline);
     }
     let zeroed = if bits >= 0 { mantissa - bits } else { -bits };
     if zeroed >= mantissa {
-        return Err(Error::FilterPipeline);
+        return Err(ErrorKind::FilterPipeline);
     }
     let mask = !((1u64 << zeroed) - 1);
     if typesize == 4 {
@@ -130,7 +130,7 @@ mod tests {
         ] {
             assert_eq!(
                 trunc_prec(meta, ts, &src, &mut dst),
-                Err(Error::FilterPipeline),
+                Err(ErrorKind::FilterPipeline),
                 "meta {meta} ts {ts}"
             );
         }
@@ -138,7 +138,7 @@ mod tests {
         assert_eq!(trunc_prec(-51, 8, &src, &mut dst), Ok(()));
         assert_eq!(
             trunc_prec(5, 4, &src, &mut dst[..15]),
-            Err(Error::InvalidParam)
+            Err(ErrorKind::InvalidParam)
         );
     }
 

@@ -2,7 +2,7 @@
 
 use super::header::{self, FrameHeader};
 use super::{index, trailer};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::metalayers::Metalayer;
 
 /// The encoded pieces of a frame around its chunks section.
@@ -47,7 +47,7 @@ pub fn encode_parts(
     let flen = (hdr.len() as i64)
         .checked_add(data_len)
         .and_then(|v| v.checked_add(p.index.len() as i64 + p.trailer.len() as i64))
-        .ok_or(Error::TwoGbLimit)?;
+        .ok_or(ErrorKind::TwoGbLimit)?;
     header::set_frame_len(&mut hdr, flen);
     p.header = hdr;
     Ok(p)

@@ -1,7 +1,7 @@
 //! The frame header (spec: cframe-format.rst, "Header"): a fixed 87-byte
 //! msgpack prefix at known positions, then the fixed-size metalayers.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::metalayers::{self, Metalayer};
 use rmp::Marker;
 
@@ -94,14 +94,14 @@ impl FrameHeader {
     /// what later arithmetic relies on.
     pub fn parse(b: &[u8]) -> Result<FrameHeader> {
         if b.len() < HEADER_MINLEN {
-            return Err(Error::ReadBuffer);
+            return Err(ErrorKind::ReadBuffer);
         }
         if &b[2..9] != b"b2frame" {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         let general_flags = b[pos::FLAGS];
         if general_flags & 0x0f > VERSION_MAX {
-            return Err(Error::VersionSupport);
+            return Err(ErrorKind::VersionSupport);
         }
         let codecs = b[pos::CODECS];
         let mut compcode = codecs & 0x0f;
@@ -110,7 +110,7 @@ impl FrameHeader {
         }
         let nfilters = b[pos::FILTER_PIPELINE] as usize;
         if nfilters > 6 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         let mut filters = [0u8; 6];
         let mut filters_meta = [0u8; 6];
@@ -139,10 +139,10 @@ impl FrameHeader {
             use_dict: b[pos::OTHER_FLAGS2] & 1 != 0,
         };
         if (h.header_len as i64) < HEADER_MINLEN as i64 || h.header_len as i64 > h.frame_len {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if h.typesize <= 0 || h.nbytes < 0 || h.cbytes < 0 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         Ok(h)
     }
@@ -157,7 +157,7 @@ impl FrameHeader {
             return Ok(None);
         }
         if self.chunksize < 0 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         let cs = self.chunksize as i64;
         let n = self.nbytes / cs + i64::from(self.nbytes % cs != 0);
@@ -174,7 +174,7 @@ impl FrameHeader {
     /// other fields are written as they are.
     pub fn encode(&self, metas: &[Metalayer]) -> Result<Vec<u8>> {
         let mut h: Vec<u8> = Vec::with_capacity(HEADER_MINLEN + 64);
-        let e = |_| Error::Failure;
+        let e = |_| ErrorKind::Failure;
         rmp::encode::write_array_len(&mut h, 14).map_err(e)?;
         rmp::encode::write_str(&mut h, "b2frame\0").map_err(e)?;
         rmp::encode::write_i32(&mut h, 0).map_err(e)?;
@@ -198,7 +198,7 @@ impl FrameHeader {
         rmp::encode::write_i32(&mut h, self.chunksize).map_err(e)?;
         rmp::encode::write_i16(&mut h, self.nthreads_c).map_err(e)?;
         rmp::encode::write_i16(&mut h, self.nthreads_d).map_err(e)?;
-        rmp::encode::write_bool(&mut h, self.has_vlmetalayers).map_err(|_| Error::Failure)?;
+        rmp::encode::write_bool(&mut h, self.has_vlmetalayers).map_err(|_| ErrorKind::Failure)?;
         h.push(Marker::FixExt16.to_u8());
         h.push(6);
         let mut ext = [0u8; 16];
@@ -210,7 +210,7 @@ impl FrameHeader {
         h.extend_from_slice(&ext);
         debug_assert_eq!(h.len(), HEADER_MINLEN);
         metalayers::encode_section(&mut h, metas, HEADER_MINLEN)?;
-        let len = i32::try_from(h.len()).map_err(|_| Error::TwoGbLimit)?;
+        let len = i32::try_from(h.len()).map_err(|_| ErrorKind::TwoGbLimit)?;
         h[pos::HEADER_LEN..pos::HEADER_LEN + 4].copy_from_slice(&len.to_be_bytes());
         Ok(h)
     }
@@ -219,7 +219,7 @@ impl FrameHeader {
 /// The offsets of `n` chunks must fit one index chunk.
 pub fn check_nchunks(n: i64) -> Result<()> {
     if n < 0 || n > (i32::MAX as i64 - 64) / 8 {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
     Ok(())
 }

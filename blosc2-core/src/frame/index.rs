@@ -5,7 +5,7 @@
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::special::make_special;
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor, Special, SplitMode};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// The offset stored for a whole-chunk special value.
 pub fn special_offset(kind: Special) -> i64 {
@@ -20,7 +20,7 @@ pub fn offset_special(off: i64) -> Result<Option<Special>> {
     let bits = ((off as u64) >> 56) as u8 & 0x07;
     match Special::from_bits(bits) {
         Some(k @ (Special::Zero | Special::Nan | Special::Uninit)) => Ok(Some(k)),
-        _ => Err(Error::FrameSpecial),
+        _ => Err(ErrorKind::FrameSpecial),
     }
 }
 
@@ -92,15 +92,15 @@ pub fn encode(offsets: &[i64]) -> Result<Vec<u8>> {
 /// Decode an index chunk that must hold exactly `nchunks` offsets.
 pub fn decode(chunk: &[u8], nchunks: i64) -> Result<Vec<i64>> {
     let h = ChunkHeader::read(chunk)?;
-    let want = nchunks.checked_mul(8).ok_or(Error::InvalidHeader)?;
+    let want = nchunks.checked_mul(8).ok_or(ErrorKind::InvalidHeader)?;
     if h.nbytes as i64 != want {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
     let mut raw = vec![0u8; want as usize];
     let mut d = Decompressor::new(DParams::default());
     let n = d.decompress(chunk, &mut raw)?;
     if n != raw.len() {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
     Ok(raw
         .chunks_exact(8)

@@ -11,7 +11,7 @@ pub mod index;
 pub mod sframe;
 pub mod trailer;
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::io::Stream;
 use crate::metalayers::Metalayer;
 use header::{FrameHeader, HEADER_MINLEN};
@@ -38,9 +38,9 @@ impl Source for SliceSource<'_> {
         Ok(self.0.len() as u64)
     }
     fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
-        let start = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
-        let end = start.checked_add(buf.len()).ok_or(Error::ReadBuffer)?;
-        buf.copy_from_slice(self.0.get(start..end).ok_or(Error::ReadBuffer)?);
+        let start = usize::try_from(pos).map_err(|_| ErrorKind::ReadBuffer)?;
+        let end = start.checked_add(buf.len()).ok_or(ErrorKind::ReadBuffer)?;
+        buf.copy_from_slice(self.0.get(start..end).ok_or(ErrorKind::ReadBuffer)?);
         Ok(())
     }
 }
@@ -54,25 +54,25 @@ pub struct StreamSource<'a> {
 impl Source for StreamSource<'_> {
     fn available(&mut self) -> Result<u64> {
         let size = self.stream.size()?;
-        size.checked_sub(self.base).ok_or(Error::FileRead)
+        size.checked_sub(self.base).ok_or(ErrorKind::FileRead)
     }
     fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
-        let p = self.base.checked_add(pos).ok_or(Error::FileRead)?;
+        let p = self.base.checked_add(pos).ok_or(ErrorKind::FileRead)?;
         self.stream.read_exact_at(p, buf)
     }
     fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
-        let p = self.base.checked_add(pos).ok_or(Error::FileRead)?;
+        let p = self.base.checked_add(pos).ok_or(ErrorKind::FileRead)?;
         self.stream.read_vec_at(p, len)
     }
 }
 
 fn read_vec(src: &mut dyn Source, pos: i64, len: i64) -> Result<Vec<u8>> {
     if pos < 0 || len < 0 {
-        return Err(Error::ReadBuffer);
+        return Err(ErrorKind::ReadBuffer);
     }
     src.read_vec_at(
         pos as u64,
-        usize::try_from(len).map_err(|_| Error::ReadBuffer)?,
+        usize::try_from(len).map_err(|_| ErrorKind::ReadBuffer)?,
     )
 }
 
@@ -94,7 +94,7 @@ pub struct FrameInfo {
 pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<FrameInfo> {
     let avail = src.available()?;
     if avail < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
-        return Err(Error::ReadBuffer);
+        return Err(ErrorKind::ReadBuffer);
     }
     let fixed = read_vec(src, 0, HEADER_MINLEN as i64)?;
     let h = FrameHeader::parse(&fixed)?;
@@ -104,14 +104,14 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
         header::CONTIGUOUS
     };
     if h.frame_type & 0x0f != want_type {
-        return Err(Error::FrameType);
+        return Err(ErrorKind::FrameType);
     }
     let flen = h.frame_len;
     if flen < (HEADER_MINLEN + TRAILER_MINLEN) as i64
         || flen as u64 > avail
         || (exact && flen as u64 != avail)
     {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
     let header_len = h.header_len as i64;
     let hdr = read_vec(src, 0, header_len)?;
@@ -121,7 +121,7 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
     let trailer_len = trailer::trailer_len(&last, flen)?;
     let trailer_off = flen - trailer_len;
     if trailer_off < header_len {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
     let tr = read_vec(src, trailer_off, trailer_len)?;
     let vlmetalayers = trailer::parse_vlmetalayers(&tr)?;
@@ -135,23 +135,23 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
         } else {
             header_len
                 .checked_add(h.cbytes)
-                .ok_or(Error::InvalidHeader)?
+                .ok_or(ErrorKind::InvalidHeader)?
         };
         let ext = crate::chunk::header::EXTENDED_HEADER_LENGTH as i64;
-        if idx_pos.checked_add(ext).ok_or(Error::InvalidHeader)? > trailer_off {
-            return Err(Error::InvalidHeader);
+        if idx_pos.checked_add(ext).ok_or(ErrorKind::InvalidHeader)? > trailer_off {
+            return Err(ErrorKind::InvalidHeader);
         }
         let ih = read_vec(src, idx_pos, ext)?;
         let ihdr = crate::chunk::ChunkHeader::read(&ih)?;
         let icb = ihdr.cbytes as i64;
         if icb < ext || idx_pos + icb > trailer_off {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if fixed.is_none() {
             // variable-size chunks: the index alone says how many there are
             let inb = ihdr.nbytes as i64;
             if inb <= 0 || inb % 8 != 0 {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             nchunks = inb / 8;
             header::check_nchunks(nchunks)?;
@@ -161,11 +161,11 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
         for &o in &offsets {
             index::offset_special(o)?;
             if o >= 0 && !sparse && o > h.cbytes - ext {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             // sparse chunk files are numbered in 32 bits
             if sparse && o > u32::MAX as i64 {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
         }
     }
@@ -189,13 +189,15 @@ pub fn read_chunk(
 ) -> Result<Vec<u8>> {
     let ext = crate::chunk::header::EXTENDED_HEADER_LENGTH as i64;
     if offset < 0 || offset > data_len - ext {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
-    let pos = data_start.checked_add(offset).ok_or(Error::InvalidHeader)?;
+    let pos = data_start
+        .checked_add(offset)
+        .ok_or(ErrorKind::InvalidHeader)?;
     let h = read_vec(src, pos, ext)?;
     let cb = crate::chunk::ChunkHeader::read(&h)?.cbytes as i64;
     if cb < ext || offset + cb > data_len {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
     read_vec(src, pos, cb)
 }

@@ -3,7 +3,7 @@
 //! Its length sits at a fixed distance from the frame's end, which is how a
 //! reader finds where the trailer starts.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::metalayers::{self, Metalayer};
 use rmp::Marker;
 
@@ -19,11 +19,11 @@ const VLMETA_AT: usize = 2;
 /// Encode a trailer holding `vlmetas`.
 pub fn encode(vlmetas: &[Metalayer]) -> Result<Vec<u8>> {
     let mut t = Vec::with_capacity(64);
-    rmp::encode::write_array_len(&mut t, 4).map_err(|_| Error::Failure)?;
+    rmp::encode::write_array_len(&mut t, 4).map_err(|_| ErrorKind::Failure)?;
     t.push(VERSION);
     // Upstream measures the index size from after the 3-array marker here.
     metalayers::encode_section(&mut t, vlmetas, VLMETA_AT + 1)?;
-    let len = u32::try_from(t.len() + TAIL_LEN).map_err(|_| Error::TwoGbLimit)?;
+    let len = u32::try_from(t.len() + TAIL_LEN).map_err(|_| ErrorKind::TwoGbLimit)?;
     t.push(Marker::U32.to_u8());
     t.extend_from_slice(&len.to_be_bytes());
     t.push(Marker::FixExt16.to_u8());
@@ -36,18 +36,18 @@ pub fn encode(vlmetas: &[Metalayer]) -> Result<Vec<u8>> {
 /// `TRAILER_MINLEN` bytes and its total length.
 pub fn trailer_len(last: &[u8], frame_len: i64) -> Result<i64> {
     if last.len() != TRAILER_MINLEN {
-        return Err(Error::ReadBuffer);
+        return Err(ErrorKind::ReadBuffer);
     }
     let at = TRAILER_MINLEN - 22;
     if last[at - 1] != Marker::U32.to_u8() {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
     let len = u32::from_be_bytes([last[at], last[at + 1], last[at + 2], last[at + 3]]) as i64;
     if len < TRAILER_MINLEN as i64
         || len > i32::MAX as i64
         || len > frame_len - super::header::HEADER_MINLEN as i64
     {
-        return Err(Error::InvalidHeader);
+        return Err(ErrorKind::InvalidHeader);
     }
     Ok(len)
 }

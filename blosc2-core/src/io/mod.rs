@@ -4,7 +4,7 @@
 
 pub mod stdio;
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -57,7 +57,7 @@ pub trait Backend: Send + Sync {
     }
     /// Atomically put file `from` in place of `to`.
     fn replace(&self, _from: &Path, _to: &Path) -> Result<()> {
-        Err(Error::FileWrite)
+        Err(ErrorKind::FileWrite)
     }
 }
 
@@ -72,6 +72,6 @@ pub fn read_vec(s: &mut dyn Stream, pos: u64, len: usize) -> Result<Vec<u8>> {
 }
 
 /// Map an OS error on open to the reference's code.
-pub(crate) fn open_err(_e: std::io::Error) -> Error {
-    Error::FileOpen
+pub(crate) fn open_err(_e: std::io::Error) -> ErrorKind {
+    ErrorKind::FileOpen
 }

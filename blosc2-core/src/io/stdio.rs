@@ -1,7 +1,7 @@
 //! The default filesystem backend: positioned reads and writes on `std::fs`.
 
 use super::{open_err, Backend, Mode, Stream};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::{FileExt, MetadataExt};
@@ -29,7 +29,7 @@ impl Backend for Stdio {
         true
     }
     fn replace(&self, from: &Path, to: &Path) -> Result<()> {
-        std::fs::rename(from, to).map_err(|_| Error::FileWrite)
+        std::fs::rename(from, to).map_err(|_| ErrorKind::FileWrite)
     }
     fn identity(&self, path: &Path) -> Option<(u64, u64)> {
         std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
@@ -41,16 +41,20 @@ impl Stream for StdioFile {
         self.f
             .metadata()
             .map(|m| m.len())
-            .map_err(|_| Error::FileRead)
+            .map_err(|_| ErrorKind::FileRead)
     }
     fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
-        self.f.read_exact_at(buf, pos).map_err(|_| Error::FileRead)
+        self.f
+            .read_exact_at(buf, pos)
+            .map_err(|_| ErrorKind::FileRead)
     }
     fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
-        self.f.write_all_at(data, pos).map_err(|_| Error::FileWrite)
+        self.f
+            .write_all_at(data, pos)
+            .map_err(|_| ErrorKind::FileWrite)
     }
     fn truncate(&mut self, size: u64) -> Result<()> {
-        self.f.set_len(size).map_err(|_| Error::FileTruncate)
+        self.f.set_len(size).map_err(|_| ErrorKind::FileTruncate)
     }
     fn identity(&mut self) -> Option<(u64, u64)> {
         self.f.metadata().ok().map(|m| (m.dev(), m.ino()))
@@ -61,13 +65,13 @@ impl Stream for StdioFile {
         let mut v = Vec::with_capacity(len);
         self.f
             .seek(SeekFrom::Start(pos))
-            .map_err(|_| Error::FileRead)?;
+            .map_err(|_| ErrorKind::FileRead)?;
         (&mut self.f)
             .take(len as u64)
             .read_to_end(&mut v)
-            .map_err(|_| Error::FileRead)?;
+            .map_err(|_| ErrorKind::FileRead)?;
         if v.len() != len {
-            return Err(Error::FileRead);
+            return Err(ErrorKind::FileRead);
         }
         Ok(v)
     }

@@ -16,7 +16,7 @@
 use super::{Backing, Entry, Slot, SuperChunk};
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::ChunkHeader;
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use crate::frame::header as fh;
 use crate::frame::index;
 use crate::frame::trailer::{self, TRAILER_MINLEN};
@@ -47,7 +47,7 @@ impl SuperChunk {
             .checked_add(hl)
             .and_then(|v| v.checked_add(off))
             .and_then(|v| u64::try_from(v).ok())
-            .ok_or(Error::FileWrite)
+            .ok_or(ErrorKind::FileWrite)
     }
 
     /// Note that chunk `i` leaves the frame (replaced or deleted): its bytes
@@ -73,7 +73,7 @@ impl SuperChunk {
             dead_tail: t,
         } = self.backing.clone()
         else {
-            return Err(Error::Failure);
+            return Err(ErrorKind::Failure);
         };
         // in a batch, chunks that go leave their bytes where they are and
         // nothing moves; the bytes are given back once, at its end
@@ -169,7 +169,9 @@ impl SuperChunk {
             return self.rewrite();
         }
         let new_tail_len = (p.index.len() + p.trailer.len()) as i64;
-        let new_end = new_d.checked_add(new_tail_len).ok_or(Error::FileWrite)?;
+        let new_end = new_d
+            .checked_add(new_tail_len)
+            .ok_or(ErrorKind::FileWrite)?;
 
         // step 1: what the new layout overwrites of the old frame (its
         // chunks from `start` up to those that stay as they are, freed
@@ -188,7 +190,7 @@ impl SuperChunk {
         } else {
             copy_span(s, pos(start)?, pos(scratch)?, span, &mut buf)?;
         }
-        let tl = usize::try_from(t).map_err(|_| Error::FileWrite)?;
+        let tl = usize::try_from(t).map_err(|_| ErrorKind::FileWrite)?;
         let mut tail = read_vec(s, pos(d)?, tl)?;
         if start < unchanged {
             tail = Self::shifted_index(&tail, start, unchanged, shift)?;
@@ -270,15 +272,15 @@ impl SuperChunk {
         let last = tail
             .len()
             .checked_sub(TRAILER_MINLEN)
-            .ok_or(Error::InvalidHeader)?;
+            .ok_or(ErrorKind::InvalidHeader)?;
         let tl = trailer::trailer_len(&tail[last..], i64::MAX)?;
         if tl == tail.len() as i64 {
             return Ok(tail.to_vec());
         }
         let ih = ChunkHeader::read(tail)?;
-        let ilen = usize::try_from(ih.cbytes).map_err(|_| Error::InvalidHeader)?;
+        let ilen = usize::try_from(ih.cbytes).map_err(|_| ErrorKind::InvalidHeader)?;
         if ilen > tail.len() || ih.nbytes < 0 || ih.nbytes % 8 != 0 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         let mut offs = index::decode(&tail[..ilen], ih.nbytes as i64 / 8)?;
         for o in offs.iter_mut().filter(|o| (start..end).contains(*o)) {

@@ -7,7 +7,7 @@
 //! block. A decoder reads the blocks it needs from the frame.
 
 use crate::chunk::header::{blosc2_flags, ChunkHeader, EXTENDED_HEADER_LENGTH};
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 
 /// Byte of the header holding `blosc2_flags`.
 const BLOSC2_FLAGS_AT: usize = 31;
@@ -42,12 +42,12 @@ impl Layout {
         }
         let memcpyed = h.is_memcpyed();
         let cb = h.cbytes.max(0) as usize;
-        let starts = nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?;
+        let starts = nblocks.checked_mul(4).ok_or(ErrorKind::InvalidHeader)?;
         if !memcpyed && starts > cb.saturating_sub(EXTENDED_HEADER_LENGTH) {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         if 2 * starts + EXTENDED_HEADER_LENGTH + TRAILER_FIXED > i32::MAX as usize {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         Ok(Some(Layout {
             nblocks,
@@ -149,16 +149,16 @@ impl Plan {
     pub fn parse(lazy: &[u8], range: Option<(usize, usize)>) -> Result<Plan> {
         let h = ChunkHeader::read(lazy)?;
         if !h.is_lazy() {
-            return Err(Error::InvalidParam);
+            return Err(ErrorKind::InvalidParam);
         }
-        let layout = Layout::of(&h)?.ok_or(Error::InvalidHeader)?;
+        let layout = Layout::of(&h)?.ok_or(ErrorKind::InvalidHeader)?;
         if lazy.len() < layout.len() {
-            return Err(Error::ReadBuffer);
+            return Err(ErrorKind::ReadBuffer);
         }
         let cbytes = h.cbytes.max(0) as usize;
         let meta_len = layout.meta_len();
         if cbytes < meta_len {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         let t = layout.trailer_at();
         let nchunk = le_i32(lazy, t);
@@ -166,7 +166,7 @@ impl Plan {
         o.copy_from_slice(&lazy[t + 4..t + 12]);
         let offset = i64::from_le_bytes(o);
         if offset < 0 || nchunk < 0 {
-            return Err(Error::InvalidHeader);
+            return Err(ErrorKind::InvalidHeader);
         }
         let n = layout.nblocks;
         let csize = |j: usize| le_i32(lazy, t + TRAILER_FIXED + 4 * j);
@@ -182,7 +182,7 @@ impl Plan {
             // the dictionary (if any) sits between the starts and the blocks
             let first = (0..n).map(start).min().unwrap_or(cbytes);
             if first < meta_len || first > cbytes {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             if first > meta_len {
                 extents.push((meta_len, first));
@@ -202,11 +202,11 @@ impl Plan {
             let a = start(j);
             let c = csize(j);
             if c <= 0 {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
-            let b = a.checked_add(c as usize).ok_or(Error::InvalidHeader)?;
+            let b = a.checked_add(c as usize).ok_or(ErrorKind::InvalidHeader)?;
             if a < meta_len || b > cbytes {
-                return Err(Error::InvalidHeader);
+                return Err(ErrorKind::InvalidHeader);
             }
             extents.push((a, b));
         }

@@ -5,7 +5,7 @@
 //! alone. The sidecar also holds a change counter at byte 8 that every
 //! writer bumps, so a handle learns that another one changed the frame.
 
-use crate::error::{Error, Result};
+use crate::error::{ErrorKind, Result};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -57,14 +57,14 @@ impl FrameLock {
                 .create(true)
                 .truncate(false)
                 .open(&self.path)
-                .map_err(|_| Error::Lock)?;
+                .map_err(|_| ErrorKind::Lock)?;
             self.file = Some(f);
         }
-        let f = self.file.as_ref().ok_or(Error::Lock)?;
+        let f = self.file.as_ref().ok_or(ErrorKind::Lock)?;
         if exclusive {
-            f.lock().map_err(|_| Error::Lock)?;
+            f.lock().map_err(|_| ErrorKind::Lock)?;
         } else {
-            f.lock_shared().map_err(|_| Error::Lock)?;
+            f.lock_shared().map_err(|_| ErrorKind::Lock)?;
         }
         let mut b = [0u8; 8];
         // a fresh (short) sidecar counts as 0
@@ -73,13 +73,13 @@ impl FrameLock {
             Ok(_) => 0,
             Err(_) => {
                 let _ = f.unlock();
-                return Err(Error::Lock);
+                return Err(ErrorKind::Lock);
             }
         };
         let now = if exclusive { seq.wrapping_add(1) } else { seq };
         if exclusive && f.write_all_at(&now.to_ne_bytes(), SEQ_AT).is_err() {
             let _ = f.unlock();
-            return Err(Error::Lock);
+            return Err(ErrorKind::Lock);
         }
         let changed = seq != self.seq;
         self.seq = now;
@@ -96,7 +96,7 @@ impl FrameLock {
             return Ok(());
         }
         match &self.file {
-            Some(f) => f.unlock().map_err(|_| Error::Lock),
+            Some(f) => f.unlock().map_err(|_| ErrorKind::Lock),
             None => Ok(()),
         }
     }

@@ -21,7 +21,7 @@ fn open_entry(dir: &Path, e: &Value) -> Result<Vec<SuperChunk>> {
     let io = crate::io::default_backend();
     Ok(match kind {
         "cframe" | "cframe-file" => {
-            let buf = std::fs::read(&path).map_err(|_| Error::FileRead)?;
+            let buf = std::fs::read(&path).map_err(|_| ErrorKind::FileRead)?;
             vec![
                 SuperChunk::from_buffer(&buf, false)?,
                 SuperChunk::from_buffer(&buf, true)?,
@@ -545,7 +545,7 @@ impl crate::io::Stream for FailingStream {
     fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
         let mut b = self.budget.lock().unwrap();
         if *b < data.len() {
-            return Err(Error::FileWrite);
+            return Err(ErrorKind::FileWrite);
         }
         *b -= data.len();
         self.inner.write_all_at(pos, data)
@@ -981,7 +981,7 @@ impl crate::io::Stream for FaultyStream {
         match &mut *f {
             Fault::CallFails { calls } => {
                 if *calls == 0 {
-                    return Err(Error::FileWrite);
+                    return Err(ErrorKind::FileWrite);
                 }
                 *calls -= 1;
                 self.inner.write_all_at(pos, data)
@@ -998,7 +998,7 @@ impl crate::io::Stream for FaultyStream {
                 *bytes = 0;
                 self.inner
                     .write_all_at(pos, &data[..fits.min(data.len())])?;
-                Err(Error::FileWrite)
+                Err(ErrorKind::FileWrite)
             }
         }
     }
@@ -1027,7 +1027,7 @@ fn content_of(sc: &SuperChunk) -> Result<Content> {
         vlmeta.push((m.name.clone(), sc.vlmeta_get(&m.name)?));
     }
     if chunks.iter().map(|c| c.len() as i64).sum::<i64>() != sc.nbytes() {
-        return Err(Error::Data);
+        return Err(ErrorKind::Data);
     }
     Ok(Content { chunks, vlmeta })
 }

@@ -10,7 +10,7 @@
 use super::super::array::{read_meta, Array, Params};
 use super::super::geometry::{strides, unravel};
 use crate::chunk::CParams;
-use crate::error::Error;
+use crate::error::ErrorKind;
 use crate::schunk::Storage;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -283,11 +283,14 @@ fn resize_rejects_unaligned_inner_changes() {
     let (mut a, _) = random_array(&mut r, 1, 4, Some(vec![20]));
     let cs = a.chunkshape()[0] as i64;
     if cs > 1 {
-        assert_eq!(a.resize(&[20 + cs], Some(&[1])), Err(Error::InvalidParam));
-        assert_eq!(a.resize(&[21], Some(&[0])), Err(Error::InvalidParam));
+        assert_eq!(
+            a.resize(&[20 + cs], Some(&[1])),
+            Err(ErrorKind::InvalidParam)
+        );
+        assert_eq!(a.resize(&[21], Some(&[0])), Err(ErrorKind::InvalidParam));
     }
-    assert_eq!(a.resize(&[25], Some(&[21])), Err(Error::InvalidParam));
-    assert_eq!(a.resize(&[25, 1], None), Err(Error::InvalidParam));
+    assert_eq!(a.resize(&[25], Some(&[21])), Err(ErrorKind::InvalidParam));
+    assert_eq!(a.resize(&[25, 1], None), Err(ErrorKind::InvalidParam));
     cleanup();
 }
 
@@ -490,22 +493,22 @@ fn concatenate_checks() {
     let (c, _) = random_array(&mut r, 2, 2, Some(vec![3, 5]));
     let (d, _) = random_array(&mut r, 3, 4, Some(vec![4, 5, 1]));
     let st = || Storage::default();
-    let e = |x: Result<Array, Error>| x.err();
+    let e = |x: Result<Array, ErrorKind>| x.err();
     assert_eq!(
         e(a.concatenate(&b, 0, st(), &[2, 2], &[1, 1])),
-        Some(Error::InvalidParam)
+        Some(ErrorKind::InvalidParam)
     );
     assert_eq!(
         e(a.concatenate(&c, 0, st(), &[2, 2], &[1, 1])),
-        Some(Error::InvalidParam)
+        Some(ErrorKind::InvalidParam)
     );
     assert_eq!(
         e(a.concatenate(&d, 0, st(), &[2, 2], &[1, 1])),
-        Some(Error::InvalidParam)
+        Some(ErrorKind::InvalidParam)
     );
     assert_eq!(
         e(a.concatenate(&b, 2, st(), &[2, 2], &[1, 1])),
-        Some(Error::InvalidParam)
+        Some(ErrorKind::InvalidParam)
     );
     assert!(a.concatenate(&b, 1, st(), &[2, 2], &[1, 1]).is_ok());
     cleanup();
@@ -547,7 +550,7 @@ fn squeeze_and_expand_keep_items() {
         if let Some(d) = shape.iter().position(|&s| s != 1) {
             let mut idx = vec![false; ndim];
             idx[d] = true;
-            assert_eq!(a.squeeze_index(&idx).err(), Some(Error::InvalidIndex));
+            assert_eq!(a.squeeze_index(&idx).err(), Some(ErrorKind::InvalidIndex));
         }
     }
     cleanup();
@@ -569,9 +572,9 @@ fn expand_dims_checks() {
     );
     assert_eq!(
         a.expand_dims(&[false, false, false]).err(),
-        Some(Error::InvalidParam)
+        Some(ErrorKind::InvalidParam)
     );
-    assert_eq!(a.expand_dims(&[false]).err(), Some(Error::InvalidParam));
+    assert_eq!(a.expand_dims(&[false]).err(), Some(ErrorKind::InvalidParam));
     cleanup();
 }
 
@@ -644,17 +647,17 @@ fn orthogonal_selection_checks() {
     let bad = [&[6i64][..], &[0][..]];
     assert_eq!(
         a.get_orthogonal_selection(&bad, &mut buf, &[1, 1]),
-        Err(Error::InvalidIndex)
+        Err(ErrorKind::InvalidIndex)
     );
     let neg = [&[0i64][..], &[-1][..]];
     assert_eq!(
         a.get_orthogonal_selection(&neg, &mut buf, &[1, 1]),
-        Err(Error::InvalidIndex)
+        Err(ErrorKind::InvalidIndex)
     );
     let ok = [&[0i64, 1, 2][..], &[0, 1, 2, 3, 4, 5][..]];
     assert_eq!(
         a.get_orthogonal_selection(&ok, &mut buf, &[3, 6]),
-        Err(Error::InvalidParam)
+        Err(ErrorKind::InvalidParam)
     );
     // a larger buffer shape places the items at its origin
     let mut big = vec![0u8; 4 * 4 * 8];
@@ -680,7 +683,7 @@ fn sparse_gather_matches_model() {
         if n == 0 {
             assert_eq!(
                 a.get_sparse_cbuffer(&[0], &mut [0u8; 8]),
-                Err(Error::InvalidParam)
+                Err(ErrorKind::InvalidParam)
             );
             continue;
         }
@@ -698,11 +701,11 @@ fn sparse_gather_matches_model() {
         }
         assert_eq!(
             a.get_sparse_cbuffer(&[n], &mut buf),
-            Err(Error::InvalidParam)
+            Err(ErrorKind::InvalidParam)
         );
         assert_eq!(
             a.get_sparse_cbuffer(&[-1], &mut buf),
-            Err(Error::InvalidParam)
+            Err(ErrorKind::InvalidParam)
         );
     }
     cleanup();

@@ -62,7 +62,7 @@ fn check_round_trip(chunk: &[u8], blocks: &[Vec<u8>]) {
     }
     assert_eq!(
         decompress_block(chunk, blocks.len()),
-        Err(Error::InvalidParam)
+        Err(ErrorKind::InvalidParam)
     );
     let flat: Vec<u8> = blocks.concat();
     let mut out = vec![0u8; flat.len()];
@@ -168,14 +168,14 @@ fn dictionaries() {
 fn refuses_bad_input() {
     let mut dest = vec![0u8; 1000];
     let mut c = Compressor::new(CParams::default());
-    assert_eq!(c.vlcompress(&[], &mut dest), Err(Error::InvalidParam));
+    assert_eq!(c.vlcompress(&[], &mut dest), Err(ErrorKind::InvalidParam));
     assert_eq!(
         c.vlcompress(&[b"abc", b""], &mut dest),
-        Err(Error::InvalidParam)
+        Err(ErrorKind::InvalidParam)
     );
     assert_eq!(
         c.vlcompress(&[b"abc"], &mut dest[..31]),
-        Err(Error::MaxBufsizeExceeded)
+        Err(ErrorKind::MaxBufsizeExceeded)
     );
     let p = CParams {
         clevel: 10,
@@ -183,17 +183,17 @@ fn refuses_bad_input() {
     };
     assert_eq!(
         Compressor::new(p).vlcompress(&[b"abc"], &mut dest),
-        Err(Error::CodecParam)
+        Err(ErrorKind::CodecParam)
     );
     // a regular chunk is not a VL chunk
     let mut reg = vec![0u8; 2000];
     let n = Compressor::new(CParams::default())
         .compress(&[7u8; 1000], &mut reg)
         .unwrap();
-    assert_eq!(nblocks(&reg[..n]), Err(Error::InvalidParam));
+    assert_eq!(nblocks(&reg[..n]), Err(ErrorKind::InvalidParam));
     assert!(matches!(
         VlChunk::parse(&reg[..n]),
-        Err(Error::InvalidParam)
+        Err(ErrorKind::InvalidParam)
     ));
 }
 
@@ -221,13 +221,19 @@ fn getitem_is_refused_like_upstream() {
     let chunk = compress(params(codec::LZ4, [0; 6], 1), &blocks);
     let mut d = Decompressor::new(DParams::default());
     let mut out = [0u8; 16];
-    assert_eq!(d.getitem(&chunk, 0, 4, &mut out), Err(Error::InvalidParam));
+    assert_eq!(
+        d.getitem(&chunk, 0, 4, &mut out),
+        Err(ErrorKind::InvalidParam)
+    );
     assert_eq!(
         d.getitem_bytes(&chunk, 0, 4, &mut out),
-        Err(Error::InvalidParam)
+        Err(ErrorKind::InvalidParam)
     );
     let mut small = vec![0u8; 2099];
-    assert_eq!(d.decompress(&chunk, &mut small), Err(Error::WriteBuffer));
+    assert_eq!(
+        d.decompress(&chunk, &mut small),
+        Err(ErrorKind::WriteBuffer)
+    );
 }
 
 #[test]
@@ -242,7 +248,7 @@ fn maskout_skips_blocks() {
     assert!(out[100..2100].iter().all(|&b| b == 0xAA));
     assert_eq!(out[2100..], blocks[2][..]);
     d.set_maskout(&[false, true]);
-    assert_eq!(d.decompress(&chunk, &mut out), Err(Error::Data));
+    assert_eq!(d.decompress(&chunk, &mut out), Err(ErrorKind::Data));
 }
 
 fn set(chunk: &[u8], at: usize, v: i32) -> Vec<u8> {
@@ -263,8 +269,8 @@ fn malformed_chunks_fail_with_upstream_codes() {
     let cs = chunk.len() as i32;
     let b = |i: usize| le_i32(&chunk, 32 + 4 * i);
     let parse = |c: &[u8]| VlChunk::parse(c).map(|_| ());
-    use Error::*;
-    let cases: Vec<(&str, Vec<u8>, Error)> = vec![
+    use ErrorKind::*;
+    let cases: Vec<(&str, Vec<u8>, ErrorKind)> = vec![
         ("nblocks 0", set(&chunk, 8, 0), InvalidHeader),
         ("nblocks 2", set(&chunk, 8, 2), InvalidHeader),
         ("nblocks 4", set(&chunk, 8, 4), InvalidHeader),

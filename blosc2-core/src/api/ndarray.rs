@@ -1,0 +1,406 @@
+//! [`NdArray`]: an n-dimensional array of fixed-size items (C-Blosc2's
+//! b2nd), cut into chunks and blocks, in memory or on disk.
+
+use super::element::{zeroed, Element};
+use super::params::CParams;
+use crate::b2nd::array::{Array, Fill, Params};
+use crate::b2nd::meta::DTYPE_NUMPY_FORMAT;
+use crate::chunk::DParams;
+use crate::error::{Error, ErrorKind};
+use crate::schunk::Storage;
+use bytemuck::Pod;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// An n-dimensional array (up to 16 dimensions) stored as a super-chunk with
+/// the `b2nd` metalayer, as C-Blosc2, python-blosc2 and Caterva write it.
+///
+/// The array is cut into chunks (the unit of storage) and each chunk into
+/// blocks (the unit of compression); reading a box decompresses only the
+/// blocks it touches.
+///
+/// ```
+/// use blosc2_core::NdArray;
+///
+/// let data: Vec<f32> = (0..24 * 30 * 40).map(|i| i as f32).collect();
+/// let a = NdArray::builder(&[24, 30, 40])
+///     .chunks(&[8, 10, 40])
+///     .blocks(&[4, 5, 20])
+///     .from_slice(&data)?;
+/// assert_eq!(a.shape(), [24, 30, 40]);
+/// assert_eq!(a.dtype(), Some("<f4"));
+///
+/// // one plane, and a box
+/// let plane: Vec<f32> = a.slice(&[3..4, 0..30, 0..40])?;
+/// assert_eq!(plane[0], (3 * 30 * 40) as f32);
+/// let cube: Vec<f32> = a.slice(&[1..3, 2..4, 5..7])?;
+/// assert_eq!(cube.len(), 8);
+/// # Ok::<(), blosc2_core::Error>(())
+/// ```
+pub struct NdArray {
+    inner: Array,
+}
+
+impl std::fmt::Debug for NdArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NdArray")
+            .field("shape", &self.shape())
+            .field("chunks", &self.chunks())
+            .field("blocks", &self.blocks())
+            .field("dtype", &self.dtype())
+            .finish()
+    }
+}
+
+/// How to make a new [`NdArray`] ([`NdArray::builder`]).
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct NdArrayBuilder {
+    shape: Vec<i64>,
+    chunks: Option<Vec<i32>>,
+    blocks: Option<Vec<i32>>,
+    cparams: CParams,
+    path: Option<PathBuf>,
+    sparse: bool,
+}
+
+/// Blocks are kept near this size when the caller gives none: small enough
+/// for a core's cache, large enough for the codecs.
+const DEFAULT_BLOCK_BYTES: i64 = 256 * 1024;
+
+impl NdArrayBuilder {
+    /// The chunk shape (one value per dimension, each at least 1). The
+    /// default is the whole shape: one chunk.
+    pub fn chunks(mut self, chunks: &[i32]) -> NdArrayBuilder {
+        self.chunks = Some(chunks.to_vec());
+        self
+    }
+
+    /// The block shape (each value at most the chunk's). The default halves
+    /// the chunk shape until a block is at most 256 KiB.
+    pub fn blocks(mut self, blocks: &[i32]) -> NdArrayBuilder {
+        self.blocks = Some(blocks.to_vec());
+        self
+    }
+
+    /// The compression settings (the item size is the element type's).
+    pub fn cparams(mut self, cparams: CParams) -> NdArrayBuilder {
+        self.cparams = cparams;
+        self
+    }
+
+    /// Stores the array in a contiguous frame file at `path` (replacing any).
+    pub fn path(mut self, path: impl AsRef<Path>) -> NdArrayBuilder {
+        self.path = Some(path.as_ref().to_path_buf());
+        self.sparse = false;
+        self
+    }
+
+    /// Stores the array in a sparse frame directory at `path` (replacing any).
+    pub fn sparse_path(mut self, path: impl AsRef<Path>) -> NdArrayBuilder {
+        self.path = Some(path.as_ref().to_path_buf());
+        self.sparse = true;
+        self
+    }
+
+    /// A new array of zeros (stored as special chunks: it takes no space).
+    pub fn zeros<T: Element>(self) -> Result<NdArray, Error> {
+        self.build::<T>(Fill::Zeros)
+    }
+
+    /// A new array with every item `value`.
+    pub fn full<T: Element>(self, value: T) -> Result<NdArray, Error> {
+        self.build::<T>(Fill::Value(bytemuck::bytes_of(&value)))
+    }
+
+    /// A new array holding `data`, the items in C order.
+    pub fn from_slice<T: Element>(self, data: &[T]) -> Result<NdArray, Error> {
+        let mut a = self.build::<T>(Fill::Uninit)?;
+        if data.len() as u64 != a.nitems() {
+            return Err(Error::new(ErrorKind::InvalidParam)
+                .with_parameter("data")
+                .with_detail(format!(
+                    "{} items for an array of {}",
+                    data.len(),
+                    a.nitems()
+                )));
+        }
+        a.inner.fill_from_cbuffer(bytemuck::cast_slice(data))?;
+        Ok(a)
+    }
+
+    fn build<T: Element>(self, fill: Fill) -> Result<NdArray, Error> {
+        let typesize = std::mem::size_of::<T>();
+        let chunks = match self.chunks {
+            Some(c) => c,
+            None => self
+                .shape
+                .iter()
+                .map(|&s| i32::try_from(s.max(1)).unwrap_or(i32::MAX))
+                .collect(),
+        };
+        let blocks = match self.blocks {
+            Some(b) => b,
+            None => default_blocks(&chunks, typesize as i64),
+        };
+        let mut cparams = self.cparams.to_engine(typesize)?;
+        cparams.typesize = typesize as i32;
+        let storage = Storage {
+            contiguous: !self.sparse,
+            urlpath: self.path.clone(),
+            dparams: DParams {
+                nthreads: cparams.nthreads,
+                typesize: cparams.typesize,
+            },
+            cparams,
+            io: crate::io::default_backend(),
+        };
+        if let Some(p) = &self.path {
+            remove_existing(p)?;
+        }
+        let params =
+            Params::new(&self.shape, &chunks, &blocks).with_dtype(T::DTYPE, DTYPE_NUMPY_FORMAT);
+        let inner = Array::create(storage, &params, fill).map_err(|k| {
+            let e = Error::new(k).with_detail(format!(
+                "shape {:?}, chunks {chunks:?}, blocks {blocks:?}",
+                self.shape
+            ));
+            match &self.path {
+                Some(p) => e.with_path(p),
+                None => e,
+            }
+        })?;
+        Ok(NdArray { inner })
+    }
+}
+
+fn default_blocks(chunks: &[i32], typesize: i64) -> Vec<i32> {
+    let mut b = chunks.to_vec();
+    loop {
+        let bytes = b
+            .iter()
+            .fold(typesize, |acc, &d| acc.saturating_mul(d as i64));
+        let Some(i) = (0..b.len()).filter(|&i| b[i] > 1).max_by_key(|&i| b[i]) else {
+            return b;
+        };
+        if bytes <= DEFAULT_BLOCK_BYTES {
+            return b;
+        }
+        b[i] = (b[i] + 1) / 2;
+    }
+}
+
+fn remove_existing(path: &Path) -> Result<(), Error> {
+    let r = match std::fs::symlink_metadata(path) {
+        Err(_) => return Ok(()),
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+    };
+    r.map_err(|e| {
+        Error::new(ErrorKind::FileRemove)
+            .with_path(path)
+            .with_source(e)
+    })
+}
+
+impl NdArray {
+    /// Starts making a new array of this shape.
+    pub fn builder(shape: &[i64]) -> NdArrayBuilder {
+        NdArrayBuilder {
+            shape: shape.to_vec(),
+            chunks: None,
+            blocks: None,
+            cparams: CParams::new(),
+            path: None,
+            sparse: false,
+        }
+    }
+
+    /// Opens an array stored in a contiguous frame file or a sparse frame
+    /// directory.
+    pub fn open(path: impl AsRef<Path>) -> Result<NdArray, Error> {
+        let path = path.as_ref();
+        if let Err(e) = std::fs::metadata(path) {
+            return Err(Error::new(ErrorKind::FileOpen)
+                .with_path(path)
+                .with_source(e));
+        }
+        let inner = Array::open(path).map_err(|k| Error::new(k).with_path(path))?;
+        Ok(NdArray { inner })
+    }
+
+    /// An array in memory from a contiguous frame (copied).
+    pub fn from_frame(frame: &[u8]) -> Result<NdArray, Error> {
+        Ok(NdArray {
+            inner: Array::from_cframe(frame, true)?,
+        })
+    }
+
+    /// The array as a contiguous frame.
+    pub fn to_frame(&self) -> Result<Vec<u8>, Error> {
+        Ok(self.inner.to_cframe()?)
+    }
+
+    /// Writes the array as a contiguous frame file (replacing it).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let path = path.as_ref();
+        self.inner
+            .save(path)
+            .map_err(|k| Error::new(k).with_path(path))
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[i64] {
+        self.inner.shape()
+    }
+
+    /// The chunk shape.
+    pub fn chunks(&self) -> &[i32] {
+        self.inner.chunkshape()
+    }
+
+    /// The block shape.
+    pub fn blocks(&self) -> &[i32] {
+        self.inner.blockshape()
+    }
+
+    /// The number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.inner.ndim()
+    }
+
+    /// The number of items.
+    pub fn nitems(&self) -> u64 {
+        self.inner.nitems().max(0) as u64
+    }
+
+    /// The item size in bytes.
+    pub fn typesize(&self) -> usize {
+        self.inner.typesize().max(0) as usize
+    }
+
+    /// The NumPy dtype string recorded with the array, if any.
+    pub fn dtype(&self) -> Option<&str> {
+        self.inner.dtype()
+    }
+
+    /// All items in C order.
+    pub fn to_vec<T: Pod>(&self) -> Result<Vec<T>, Error> {
+        let all: Vec<Range<i64>> = self.shape().iter().map(|&s| 0..s).collect();
+        self.slice(&all)
+    }
+
+    /// The items of the box `ranges` (one range per dimension) in C order.
+    pub fn slice<T: Pod>(&self, ranges: &[Range<i64>]) -> Result<Vec<T>, Error> {
+        self.check_item::<T>()?;
+        let (start, stop) = self.bounds(ranges)?;
+        let shape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
+        let n = shape.iter().product::<i64>() as usize;
+        let mut out = zeroed::<T>(n);
+        if n > 0 {
+            self.inner.get_slice_cbuffer(
+                &start,
+                &stop,
+                bytemuck::cast_slice_mut(&mut out),
+                &shape,
+            )?;
+        }
+        Ok(out)
+    }
+
+    /// Overwrites the box `ranges` with `data`, its items in C order.
+    pub fn set_slice<T: Pod>(&mut self, ranges: &[Range<i64>], data: &[T]) -> Result<(), Error> {
+        self.check_item::<T>()?;
+        let (start, stop) = self.bounds(ranges)?;
+        let shape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
+        let n = shape.iter().product::<i64>() as usize;
+        if data.len() != n {
+            return Err(Error::new(ErrorKind::InvalidParam)
+                .with_parameter("data")
+                .with_detail(format!("{} items for a box of {n}", data.len())));
+        }
+        if n > 0 {
+            self.inner
+                .set_slice_cbuffer(bytemuck::cast_slice(data), &shape, &start, &stop)?;
+        }
+        Ok(())
+    }
+
+    fn check_item<T>(&self) -> Result<(), Error> {
+        let size = std::mem::size_of::<T>();
+        if size != self.typesize() {
+            return Err(Error::new(ErrorKind::InvalidParam).with_detail(format!(
+                "{size}-byte items asked of an array of {}-byte items",
+                self.typesize()
+            )));
+        }
+        Ok(())
+    }
+
+    fn bounds(&self, ranges: &[Range<i64>]) -> Result<(Vec<i64>, Vec<i64>), Error> {
+        let bad = |why: String| {
+            Error::new(ErrorKind::InvalidParam)
+                .with_parameter("ranges")
+                .with_detail(why)
+        };
+        if ranges.len() != self.ndim() {
+            return Err(bad(format!(
+                "{} ranges for {} dimensions",
+                ranges.len(),
+                self.ndim()
+            )));
+        }
+        for (d, (r, &s)) in ranges.iter().zip(self.shape()).enumerate() {
+            if r.start < 0 || r.start > r.end || r.end > s {
+                return Err(bad(format!("{r:?} on dimension {d} of size {s}")));
+            }
+        }
+        Ok((
+            ranges.iter().map(|r| r.start).collect(),
+            ranges.iter().map(|r| r.end).collect(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeros_full_and_writes() {
+        let mut a = NdArray::builder(&[10, 12])
+            .chunks(&[4, 5])
+            .blocks(&[2, 5])
+            .zeros::<i16>()
+            .unwrap();
+        assert_eq!(a.to_vec::<i16>().unwrap(), vec![0; 120]);
+        a.set_slice(&[2..4, 3..6], &[1i16, 2, 3, 4, 5, 6]).unwrap();
+        assert_eq!(a.slice::<i16>(&[2..4, 3..6]).unwrap(), [1, 2, 3, 4, 5, 6]);
+        assert_eq!(a.slice::<i16>(&[1..3, 4..5]).unwrap(), [0, 2]);
+        let f = NdArray::builder(&[3, 3, 3]).full(2.5f64).unwrap();
+        assert_eq!(f.to_vec::<f64>().unwrap(), vec![2.5; 27]);
+        assert_eq!(f.dtype(), Some("<f8"));
+        let back = NdArray::from_frame(&a.to_frame().unwrap()).unwrap();
+        assert_eq!(back.to_vec::<i16>().unwrap(), a.to_vec::<i16>().unwrap());
+    }
+
+    #[test]
+    fn bad_boxes_are_errors_that_say_why() {
+        let a = NdArray::builder(&[4, 4]).zeros::<u8>().unwrap();
+        let e = a.slice::<u8>(&[0..5, 0..1]).unwrap_err();
+        assert_eq!(e.parameter(), Some("ranges"));
+        assert!(e.to_string().contains("dimension 0"), "{e}");
+        let one_range = vec![0..1; 1];
+        assert!(a.slice::<u8>(&one_range).is_err());
+        assert!(a.slice::<u16>(&[0..1, 0..1]).is_err());
+        let e = NdArray::builder(&[4, 4]).from_slice(&[1u8; 3]).unwrap_err();
+        assert_eq!(e.parameter(), Some("data"));
+    }
+
+    #[test]
+    fn default_blocks_stay_small() {
+        let b = default_blocks(&[1000, 1000], 8);
+        assert!(b.iter().map(|&d| d as i64).product::<i64>() * 8 <= DEFAULT_BLOCK_BYTES);
+        assert_eq!(default_blocks(&[10, 10], 4), [10, 10]);
+    }
+}

@@ -1,0 +1,398 @@
+//! Compression settings as Rust types: [`Codec`], [`Filter`], [`SplitMode`]
+//! and the [`CParams`] builder that gathers them.
+
+use crate::chunk::header::{filter_id, MAX_FILTERS};
+use crate::chunk::params::{self as engine, codec};
+use crate::error::{Error, ErrorKind};
+
+/// The codec that compresses each block (after the filters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Codec {
+    /// BloscLZ, Blosc's own LZ77 codec: fast, the default.
+    BloscLz,
+    /// LZ4: very fast.
+    Lz4,
+    /// LZ4 high compression: slower to compress, as fast to decompress.
+    Lz4Hc,
+    /// zlib (deflate).
+    Zlib,
+    /// Zstandard: the best ratios.
+    Zstd,
+}
+
+impl Codec {
+    /// The codec's id in the chunk format (upstream's `BLOSC_*` compcode).
+    pub fn id(self) -> u8 {
+        match self {
+            Codec::BloscLz => codec::BLOSCLZ,
+            Codec::Lz4 => codec::LZ4,
+            Codec::Lz4Hc => codec::LZ4HC,
+            Codec::Zlib => codec::ZLIB,
+            Codec::Zstd => codec::ZSTD,
+        }
+    }
+
+    /// The codec with this compcode, if it is one of the built-in ones.
+    pub fn from_id(id: u8) -> Option<Codec> {
+        [
+            Codec::BloscLz,
+            Codec::Lz4,
+            Codec::Lz4Hc,
+            Codec::Zlib,
+            Codec::Zstd,
+        ]
+        .into_iter()
+        .find(|c| c.id() == id)
+    }
+
+    /// Upstream's name (`blosc2_compcode_to_compname`): `"blosclz"`, `"lz4"`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::BloscLz => "blosclz",
+            Codec::Lz4 => "lz4",
+            Codec::Lz4Hc => "lz4hc",
+            Codec::Zlib => "zlib",
+            Codec::Zstd => "zstd",
+        }
+    }
+}
+
+/// A filter that rearranges the bytes of a block before the codec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Filter {
+    /// Groups the n-th byte of every item together (byte shuffle).
+    Shuffle,
+    /// Groups the n-th bit of every item together.
+    BitShuffle,
+    /// Stores each byte as its XOR with the block's first item.
+    Delta,
+    /// Zeroes low mantissa bits of floats, keeping `bits` significant bits
+    /// (lossy; negative values remove that many bits instead).
+    TruncPrec {
+        /// Mantissa bits to keep (positive) or to remove (negative).
+        bits: i8,
+    },
+    /// Stores each byte stream as differences of consecutive bytes (use
+    /// after [`Filter::Shuffle`]).
+    ByteDelta,
+    /// Zeroes low bits of integers (lossy), like `TruncPrec` for integers.
+    IntTrunc {
+        /// Bits to keep (positive) or to remove (negative).
+        bits: i8,
+    },
+}
+
+impl Filter {
+    /// The filter's id in the chunk format and the meta byte it carries.
+    pub fn id_and_meta(self) -> (u8, u8) {
+        match self {
+            Filter::Shuffle => (filter_id::SHUFFLE, 0),
+            Filter::BitShuffle => (filter_id::BITSHUFFLE, 0),
+            Filter::Delta => (filter_id::DELTA, 0),
+            Filter::TruncPrec { bits } => (filter_id::TRUNC_PREC, bits as u8),
+            Filter::ByteDelta => (filter_id::BYTEDELTA, 0),
+            Filter::IntTrunc { bits } => (filter_id::INT_TRUNC, bits as u8),
+        }
+    }
+
+    /// The filter with this id and meta byte, if it is a built-in one.
+    pub fn from_id(id: u8, meta: u8) -> Option<Filter> {
+        Some(match id {
+            filter_id::SHUFFLE => Filter::Shuffle,
+            filter_id::BITSHUFFLE => Filter::BitShuffle,
+            filter_id::DELTA => Filter::Delta,
+            filter_id::TRUNC_PREC => Filter::TruncPrec { bits: meta as i8 },
+            filter_id::BYTEDELTA => Filter::ByteDelta,
+            filter_id::INT_TRUNC => Filter::IntTrunc { bits: meta as i8 },
+            _ => return None,
+        })
+    }
+}
+
+/// How each block is cut into byte streams (one per byte of the item) before
+/// the codec runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SplitMode {
+    /// Always split.
+    Always,
+    /// Never split.
+    Never,
+    /// Let the library decide per block.
+    Auto,
+    /// Split where C-Blosc2 before 2.0 did (the default, for files every
+    /// version reads).
+    #[default]
+    ForwardCompat,
+}
+
+impl From<SplitMode> for engine::SplitMode {
+    fn from(m: SplitMode) -> engine::SplitMode {
+        match m {
+            SplitMode::Always => engine::SplitMode::Always,
+            SplitMode::Never => engine::SplitMode::Never,
+            SplitMode::Auto => engine::SplitMode::Auto,
+            SplitMode::ForwardCompat => engine::SplitMode::ForwardCompat,
+        }
+    }
+}
+
+/// Compression settings, built with chained calls from C-Blosc2's defaults
+/// (BloscLZ, level 5, byte shuffle, one thread).
+///
+/// ```
+/// use blosc2_core::{CParams, Codec, Filter};
+///
+/// let params = CParams::new()
+///     .codec(Codec::Zstd)
+///     .clevel(7)
+///     .filters(&[Filter::BitShuffle])
+///     .nthreads(2);
+/// assert_eq!(params.get_codec(), Codec::Zstd);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct CParams {
+    codec: Codec,
+    clevel: u8,
+    typesize: Option<usize>,
+    filters: Vec<Filter>,
+    splitmode: SplitMode,
+    nthreads: usize,
+    blocksize: usize,
+    use_dict: bool,
+}
+
+impl Default for CParams {
+    fn default() -> Self {
+        CParams::new()
+    }
+}
+
+impl CParams {
+    /// C-Blosc2's defaults: BloscLZ at level 5 with byte shuffle, one thread,
+    /// automatic block size, item size taken from the data.
+    pub fn new() -> CParams {
+        CParams {
+            codec: Codec::BloscLz,
+            clevel: 5,
+            typesize: None,
+            filters: vec![Filter::Shuffle],
+            splitmode: SplitMode::ForwardCompat,
+            nthreads: 1,
+            blocksize: 0,
+            use_dict: false,
+        }
+    }
+
+    /// The codec.
+    pub fn codec(mut self, codec: Codec) -> CParams {
+        self.codec = codec;
+        self
+    }
+
+    /// The compression level, 0 (store) to 9 (best); checked when used.
+    pub fn clevel(mut self, clevel: u8) -> CParams {
+        self.clevel = clevel;
+        self
+    }
+
+    /// The item size in bytes (1 to 255), which the shuffle filters group
+    /// by. The typed functions take it from the element type; set it for
+    /// byte data that holds larger items.
+    pub fn typesize(mut self, typesize: usize) -> CParams {
+        self.typesize = Some(typesize);
+        self
+    }
+
+    /// The filters, applied in this order (at most 6; none is allowed).
+    pub fn filters(mut self, filters: &[Filter]) -> CParams {
+        self.filters = filters.to_vec();
+        self
+    }
+
+    /// The split mode.
+    pub fn splitmode(mut self, mode: SplitMode) -> CParams {
+        self.splitmode = mode;
+        self
+    }
+
+    /// Threads to compress and decompress with (1 or more).
+    pub fn nthreads(mut self, nthreads: usize) -> CParams {
+        self.nthreads = nthreads;
+        self
+    }
+
+    /// The block size in bytes (0, the default, lets the library choose).
+    pub fn blocksize(mut self, blocksize: usize) -> CParams {
+        self.blocksize = blocksize;
+        self
+    }
+
+    /// Whether Zstd, LZ4 and LZ4HC train a dictionary per chunk.
+    pub fn use_dict(mut self, use_dict: bool) -> CParams {
+        self.use_dict = use_dict;
+        self
+    }
+
+    /// The codec set.
+    pub fn get_codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// The compression level set.
+    pub fn get_clevel(&self) -> u8 {
+        self.clevel
+    }
+
+    /// The item size set, if any.
+    pub fn get_typesize(&self) -> Option<usize> {
+        self.typesize
+    }
+
+    /// The filters set.
+    pub fn get_filters(&self) -> &[Filter] {
+        &self.filters
+    }
+
+    /// The thread count set.
+    pub fn get_nthreads(&self) -> usize {
+        self.nthreads
+    }
+
+    /// The engine's parameters, for items of `default_typesize` bytes unless
+    /// a typesize was set; every value is checked here so that errors name
+    /// the parameter.
+    pub(crate) fn to_engine(&self, default_typesize: usize) -> Result<engine::CParams, Error> {
+        let typesize = self.typesize.unwrap_or(default_typesize);
+        if !(1..=255).contains(&typesize) {
+            return Err(Error::new(ErrorKind::InvalidParam)
+                .with_parameter("typesize")
+                .with_detail(format!("{typesize} is not between 1 and 255")));
+        }
+        if self.clevel > 9 {
+            return Err(Error::new(ErrorKind::InvalidParam)
+                .with_parameter("clevel")
+                .with_detail(format!("{} is not between 0 and 9", self.clevel)));
+        }
+        if self.filters.len() > MAX_FILTERS {
+            return Err(Error::new(ErrorKind::InvalidParam)
+                .with_parameter("filters")
+                .with_detail(format!(
+                    "{} filters, at most {MAX_FILTERS}",
+                    self.filters.len()
+                )));
+        }
+        let nthreads = i16::try_from(self.nthreads)
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| {
+                Error::new(ErrorKind::InvalidParam)
+                    .with_parameter("nthreads")
+                    .with_detail(format!(
+                        "{} is not between 1 and {}",
+                        self.nthreads,
+                        i16::MAX
+                    ))
+            })?;
+        let blocksize = i32::try_from(self.blocksize).map_err(|_| {
+            Error::new(ErrorKind::InvalidParam)
+                .with_parameter("blocksize")
+                .with_detail(format!("{} does not fit in 31 bits", self.blocksize))
+        })?;
+        let mut filters = [filter_id::NOFILTER; MAX_FILTERS];
+        let mut filters_meta = [0u8; MAX_FILTERS];
+        // Upstream's pipeline runs the slots in order; filters set here fill
+        // the last slots, so one filter lands where C-Blosc2's default puts
+        // its shuffle.
+        let first = MAX_FILTERS - self.filters.len();
+        for (i, f) in self.filters.iter().enumerate() {
+            let (id, meta) = f.id_and_meta();
+            filters[first + i] = id;
+            filters_meta[first + i] = meta;
+        }
+        Ok(engine::CParams {
+            compcode: self.codec.id(),
+            compcode_meta: 0,
+            clevel: self.clevel,
+            use_dict: self.use_dict,
+            typesize: typesize as i32,
+            nthreads,
+            blocksize,
+            splitmode: self.splitmode.into(),
+            filters,
+            filters_meta,
+            instr_codec: false,
+        })
+    }
+
+    /// The settings a chunk or frame was written with, where the engine's
+    /// values have a Rust name (unknown codecs and filters are left out).
+    pub(crate) fn from_engine(p: &engine::CParams) -> CParams {
+        CParams {
+            codec: Codec::from_id(p.compcode).unwrap_or(Codec::BloscLz),
+            clevel: p.clevel,
+            typesize: usize::try_from(p.typesize).ok(),
+            filters: p
+                .filters
+                .iter()
+                .zip(p.filters_meta)
+                .filter(|(&id, _)| id != filter_id::NOFILTER)
+                .filter_map(|(&id, meta)| Filter::from_id(id, meta))
+                .collect(),
+            splitmode: match p.splitmode {
+                engine::SplitMode::Always => SplitMode::Always,
+                engine::SplitMode::Never => SplitMode::Never,
+                engine::SplitMode::Auto => SplitMode::Auto,
+                engine::SplitMode::ForwardCompat => SplitMode::ForwardCompat,
+            },
+            nthreads: p.nthreads.max(1) as usize,
+            blocksize: p.blocksize.max(0) as usize,
+            use_dict: p.use_dict,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_upstreams() {
+        let e = CParams::new().to_engine(8).unwrap();
+        assert_eq!(e, engine::CParams::default());
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter() {
+        let e = CParams::new().clevel(10).to_engine(4).unwrap_err();
+        assert_eq!(e.parameter(), Some("clevel"));
+        assert_eq!(e.kind(), ErrorKind::InvalidParam);
+        let e = CParams::new().to_engine(256).unwrap_err();
+        assert_eq!(e.parameter(), Some("typesize"));
+        let e = CParams::new().nthreads(0).to_engine(4).unwrap_err();
+        assert_eq!(e.parameter(), Some("nthreads"));
+    }
+
+    #[test]
+    fn ids_round_trip() {
+        for c in [
+            Codec::BloscLz,
+            Codec::Lz4,
+            Codec::Lz4Hc,
+            Codec::Zlib,
+            Codec::Zstd,
+        ] {
+            assert_eq!(Codec::from_id(c.id()), Some(c));
+        }
+        let p = CParams::new()
+            .codec(Codec::Lz4)
+            .filters(&[Filter::Delta, Filter::TruncPrec { bits: 10 }]);
+        assert_eq!(
+            CParams::from_engine(&p.to_engine(4).unwrap()).get_filters(),
+            p.get_filters()
+        );
+    }
+}

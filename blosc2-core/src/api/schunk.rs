@@ -1,0 +1,552 @@
+//! [`Schunk`]: a super-chunk, a growable sequence of compressed chunks in
+//! memory, in a contiguous frame file or in a sparse frame directory.
+
+use super::bulk::chunk_nbytes;
+use super::element::zeroed;
+use super::params::CParams;
+use crate::chunk::DParams;
+use crate::error::{Error, ErrorKind};
+use crate::schunk::{Storage, SuperChunk};
+use bytemuck::Pod;
+use std::io;
+use std::ops::Range;
+use std::path::Path;
+
+/// A super-chunk: chunks compressed with the same settings, with
+/// metalayers (fixed-size, set at creation) and vlmetalayers
+/// (variable-length, compressed), readable and writable by C-Blosc2.
+///
+/// Every chunk but the last holds the same number of bytes (the chunk
+/// size, set by the first chunk).
+///
+/// ```
+/// use blosc2_core::{CParams, Codec, Schunk};
+///
+/// let mut sc = Schunk::new(&CParams::new().codec(Codec::Lz4).typesize(4))?;
+/// for i in 0..4 {
+///     let chunk: Vec<i32> = (0..1000).map(|j| i * 1000 + j).collect();
+///     sc.append(&chunk)?;
+/// }
+/// assert_eq!(sc.nchunks(), 4);
+/// assert_eq!(sc.get::<i32>(2)?[0], 2000);
+/// assert_eq!(sc.slice::<i32>(999..1002)?, [999, 1000, 1001]);
+///
+/// // the same super-chunk as a contiguous frame, as C-Blosc2 writes it
+/// let frame = sc.to_frame()?;
+/// let back = Schunk::from_frame(&frame)?;
+/// assert_eq!(back.slice::<i32>(0..4000)?, sc.slice::<i32>(0..4000)?);
+/// # Ok::<(), blosc2_core::Error>(())
+/// ```
+pub struct Schunk {
+    inner: SuperChunk,
+}
+
+impl std::fmt::Debug for Schunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schunk")
+            .field("path", &self.path())
+            .field("nchunks", &self.nchunks())
+            .field("nbytes", &self.nbytes())
+            .field("cbytes", &self.cbytes())
+            .finish()
+    }
+}
+
+fn n_i64(n: usize) -> Result<i64, Error> {
+    i64::try_from(n).map_err(|_| Error::new(ErrorKind::InvalidIndex))
+}
+
+fn storage(params: &CParams, path: Option<&Path>, contiguous: bool) -> Result<Storage, Error> {
+    let cparams = params.to_engine(1)?;
+    Ok(Storage {
+        contiguous,
+        urlpath: path.map(Path::to_path_buf),
+        dparams: DParams {
+            nthreads: cparams.nthreads,
+            typesize: cparams.typesize,
+        },
+        cparams,
+        io: crate::io::default_backend(),
+    })
+}
+
+impl Schunk {
+    /// A new, empty super-chunk in memory. Its item size is the settings'
+    /// (set it with [`CParams::typesize`]; 1 when unset).
+    pub fn new(params: &CParams) -> Result<Schunk, Error> {
+        Ok(Schunk {
+            inner: SuperChunk::new(storage(params, None, true)?)?,
+        })
+    }
+
+    /// A new, empty super-chunk stored as a contiguous frame file at `path`
+    /// (replacing any file there). Every change is written to the file.
+    pub fn create(path: impl AsRef<Path>, params: &CParams) -> Result<Schunk, Error> {
+        let path = path.as_ref();
+        remove_existing(path, false)?;
+        let st = storage(params, Some(path), true)?;
+        let inner = SuperChunk::new(st).map_err(|k| Error::new(k).with_path(path))?;
+        Ok(Schunk { inner })
+    }
+
+    /// A new, empty super-chunk stored as a sparse frame: a directory at
+    /// `path` (replacing any there) holding one file per chunk and an index.
+    pub fn create_sparse(path: impl AsRef<Path>, params: &CParams) -> Result<Schunk, Error> {
+        let path = path.as_ref();
+        remove_existing(path, true)?;
+        let st = storage(params, Some(path), false)?;
+        let inner = SuperChunk::new(st).map_err(|k| Error::new(k).with_path(path))?;
+        Ok(Schunk { inner })
+    }
+
+    /// Opens a contiguous frame file or a sparse frame directory for
+    /// reading and writing.
+    pub fn open(path: impl AsRef<Path>) -> Result<Schunk, Error> {
+        let path = path.as_ref();
+        if let Err(e) = std::fs::metadata(path) {
+            return Err(Error::new(ErrorKind::FileOpen)
+                .with_path(path)
+                .with_source(e));
+        }
+        let inner = SuperChunk::open(path, 0, crate::io::default_backend())
+            .map_err(|k| Error::new(k).with_path(path))?;
+        Ok(Schunk { inner })
+    }
+
+    /// A super-chunk in memory from a contiguous frame (copied).
+    pub fn from_frame(frame: &[u8]) -> Result<Schunk, Error> {
+        Ok(Schunk {
+            inner: SuperChunk::from_buffer(frame, true)?,
+        })
+    }
+
+    /// The super-chunk as a contiguous frame.
+    pub fn to_frame(&self) -> Result<Vec<u8>, Error> {
+        Ok(self.inner.to_frame()?)
+    }
+
+    /// Writes the super-chunk as a contiguous frame file (replacing it).
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let path = path.as_ref();
+        self.inner
+            .to_file(path)
+            .map_err(|k| Error::new(k).with_path(path))?;
+        Ok(())
+    }
+
+    /// The file or directory it is stored in, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.urlpath()
+    }
+
+    /// The number of chunks.
+    pub fn nchunks(&self) -> usize {
+        self.inner.nchunks().max(0) as usize
+    }
+
+    /// The item size in bytes.
+    pub fn typesize(&self) -> usize {
+        self.inner.typesize().max(0) as usize
+    }
+
+    /// The bytes every chunk but the last holds, once a chunk was added.
+    pub fn chunksize(&self) -> Option<usize> {
+        usize::try_from(self.inner.chunksize())
+            .ok()
+            .filter(|&n| n > 0)
+    }
+
+    /// The bytes of data held, decompressed.
+    pub fn nbytes(&self) -> u64 {
+        self.inner.nbytes().max(0) as u64
+    }
+
+    /// The bytes the compressed chunks take.
+    pub fn cbytes(&self) -> u64 {
+        self.inner.cbytes().max(0) as u64
+    }
+
+    /// The settings new chunks are compressed with.
+    pub fn cparams(&self) -> CParams {
+        CParams::from_engine(self.inner.cparams())
+    }
+
+    /// Compresses `data` and appends it as a new chunk; returns the new
+    /// number of chunks.
+    pub fn append<T: Pod>(&mut self, data: &[T]) -> Result<usize, Error> {
+        self.append_bytes(bytemuck::cast_slice(data))
+    }
+
+    /// Compresses bytes and appends them as a new chunk.
+    pub fn append_bytes(&mut self, data: &[u8]) -> Result<usize, Error> {
+        Ok(self.inner.append_buffer(data)? as usize)
+    }
+
+    /// Appends an already compressed chunk (as [`crate::compress`] makes).
+    pub fn append_compressed(&mut self, chunk: &[u8]) -> Result<usize, Error> {
+        Ok(self.inner.append_chunk(chunk)? as usize)
+    }
+
+    /// Compresses `data` and inserts it as chunk `n`.
+    pub fn insert<T: Pod>(&mut self, n: usize, data: &[T]) -> Result<usize, Error> {
+        let n = n_i64(n)?;
+        let c = self.inner.compress_chunk(n, bytemuck::cast_slice(data))?;
+        Ok(self.inner.insert_chunk(n, &c)? as usize)
+    }
+
+    /// Compresses `data` and replaces chunk `n` with it.
+    pub fn update<T: Pod>(&mut self, n: usize, data: &[T]) -> Result<(), Error> {
+        let n = n_i64(n)?;
+        let c = self.inner.compress_chunk(n, bytemuck::cast_slice(data))?;
+        self.inner.update_chunk(n, &c)?;
+        Ok(())
+    }
+
+    /// Removes chunk `n`.
+    pub fn delete(&mut self, n: usize) -> Result<usize, Error> {
+        Ok(self.inner.delete_chunk(n_i64(n)?)? as usize)
+    }
+
+    /// Chunk `n`, decompressed into items of `T`.
+    pub fn get<T: Pod>(&self, n: usize) -> Result<Vec<T>, Error> {
+        let nbytes = chunk_nbytes(&self.inner.chunk(n_i64(n)?)?)?;
+        let size = std::mem::size_of::<T>();
+        if size == 0 || nbytes % size != 0 {
+            return Err(Error::new(ErrorKind::InvalidParam).with_detail(format!(
+                "chunk {n} holds {nbytes} bytes, not a whole number of {size}-byte items"
+            )));
+        }
+        let mut out = zeroed::<T>(nbytes / size);
+        self.inner
+            .decompress_chunk(n_i64(n)?, bytemuck::cast_slice_mut(&mut out))?;
+        Ok(out)
+    }
+
+    /// Chunk `n` as it is stored, compressed.
+    pub fn compressed_chunk(&self, n: usize) -> Result<Vec<u8>, Error> {
+        Ok(self.inner.chunk(n_i64(n)?)?.into_owned())
+    }
+
+    /// Items `range` (counted in the super-chunk's item size, across
+    /// chunks) as items of `T`, whose size must be the item size.
+    pub fn slice<T: Pod>(&self, range: Range<u64>) -> Result<Vec<T>, Error> {
+        self.check_item::<T>()?;
+        let (start, stop) = (to_i64(range.start)?, to_i64(range.end)?);
+        if stop < start {
+            return Err(Error::new(ErrorKind::InvalidParam).with_parameter("range"));
+        }
+        let mut out = zeroed::<T>((stop - start) as usize);
+        self.inner
+            .get_slice(start, stop, bytemuck::cast_slice_mut(&mut out))?;
+        Ok(out)
+    }
+
+    /// Overwrites the items from `start` on with `data` (which must not run
+    /// past the end).
+    pub fn set_slice<T: Pod>(&mut self, start: u64, data: &[T]) -> Result<(), Error> {
+        self.check_item::<T>()?;
+        let start = to_i64(start)?;
+        let stop = start
+            .checked_add(n_i64(data.len())?)
+            .ok_or_else(|| Error::new(ErrorKind::InvalidParam).with_parameter("start"))?;
+        self.inner
+            .set_slice(start, stop, bytemuck::cast_slice(data))?;
+        Ok(())
+    }
+
+    fn check_item<T>(&self) -> Result<(), Error> {
+        let size = std::mem::size_of::<T>();
+        if size != self.typesize() {
+            return Err(Error::new(ErrorKind::InvalidParam).with_detail(format!(
+                "{size}-byte items asked of a super-chunk of {}-byte items",
+                self.typesize()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The chunks in order, each decompressed into bytes.
+    pub fn chunks(&self) -> Chunks<'_> {
+        Chunks { sc: self, next: 0 }
+    }
+
+    /// A reader of all the data, chunk after chunk.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader {
+            sc: self,
+            next: 0,
+            buf: Vec::new(),
+            pos: 0,
+        }
+    }
+
+    /// A writer that appends what it is given as chunks of `chunk_bytes`
+    /// bytes (the last one may be shorter: call [`Writer::finish`]).
+    pub fn writer(&mut self, chunk_bytes: usize) -> Writer<'_> {
+        Writer {
+            sc: self,
+            chunk_bytes: chunk_bytes.max(1),
+            buf: Vec::new(),
+        }
+    }
+
+    /// The content of the fixed-size metalayer `name`.
+    pub fn meta(&self, name: &str) -> Option<&[u8]> {
+        self.inner
+            .metalayers
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.content.as_slice())
+    }
+
+    /// The names of the fixed-size metalayers.
+    pub fn meta_names(&self) -> impl Iterator<Item = &str> {
+        self.inner.metalayers.iter().map(|m| m.name.as_str())
+    }
+
+    /// Adds a fixed-size metalayer (at most 16, names up to 31 bytes), or
+    /// replaces the content of one that exists with content of the same size.
+    pub fn set_meta(&mut self, name: &str, content: &[u8]) -> Result<(), Error> {
+        let r = if self.meta(name).is_some() {
+            self.inner.meta_update(name, content)
+        } else {
+            self.inner.meta_add(name, content)
+        };
+        r.map_err(|k| Error::new(k).with_parameter("name").with_detail(name))?;
+        Ok(())
+    }
+
+    /// The content of the variable-length metalayer `name`, if there is one.
+    pub fn vlmeta(&self, name: &str) -> Result<Option<Vec<u8>>, Error> {
+        if !self.inner.vlmetalayers.iter().any(|m| m.name == name) {
+            return Ok(None);
+        }
+        Ok(Some(self.inner.vlmeta_get(name)?))
+    }
+
+    /// The names of the variable-length metalayers.
+    pub fn vlmeta_names(&self) -> impl Iterator<Item = &str> {
+        self.inner.vlmetalayers.iter().map(|m| m.name.as_str())
+    }
+
+    /// Sets the variable-length metalayer `name` (adding or replacing it).
+    pub fn set_vlmeta(&mut self, name: &str, content: &[u8]) -> Result<(), Error> {
+        let r = if self.inner.vlmetalayers.iter().any(|m| m.name == name) {
+            self.inner.vlmeta_update(name, content, None)
+        } else {
+            self.inner.vlmeta_add(name, content, None)
+        };
+        r.map_err(|k| Error::new(k).with_parameter("name").with_detail(name))?;
+        Ok(())
+    }
+
+    /// Removes the variable-length metalayer `name`; false when there is none.
+    pub fn delete_vlmeta(&mut self, name: &str) -> Result<bool, Error> {
+        if !self.inner.vlmetalayers.iter().any(|m| m.name == name) {
+            return Ok(false);
+        }
+        self.inner.vlmeta_delete(name)?;
+        Ok(true)
+    }
+
+    /// The engine's super-chunk, for the C API and tools.
+    #[doc(hidden)]
+    pub fn engine(&self) -> &SuperChunk {
+        &self.inner
+    }
+
+    /// Wraps an engine super-chunk.
+    #[doc(hidden)]
+    pub fn from_engine(inner: SuperChunk) -> Schunk {
+        Schunk { inner }
+    }
+}
+
+fn to_i64(v: u64) -> Result<i64, Error> {
+    i64::try_from(v).map_err(|_| Error::new(ErrorKind::InvalidIndex))
+}
+
+/// Upstream's `blosc2_schunk_new` refuses to write over an existing frame;
+/// `create` replaces it, as `File::create` does.
+fn remove_existing(path: &Path, dir: bool) -> Result<(), Error> {
+    let r = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => Err(e),
+        Ok(m) if dir && m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+    };
+    r.map_err(|e| {
+        Error::new(ErrorKind::FileRemove)
+            .with_path(path)
+            .with_source(e)
+    })
+}
+
+/// The chunks of a [`Schunk`], decompressed ([`Schunk::chunks`]).
+#[derive(Debug)]
+pub struct Chunks<'a> {
+    sc: &'a Schunk,
+    next: usize,
+}
+
+impl Iterator for Chunks<'_> {
+    type Item = Result<Vec<u8>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.sc.nchunks() {
+            return None;
+        }
+        self.next += 1;
+        Some(self.sc.get::<u8>(self.next - 1))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.sc.nchunks().saturating_sub(self.next);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Chunks<'_> {}
+
+/// Reads a [`Schunk`]'s data ([`Schunk::reader`]).
+#[derive(Debug)]
+pub struct Reader<'a> {
+    sc: &'a Schunk,
+    next: usize,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl io::Read for Reader<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.buf.len() {
+            if self.next >= self.sc.nchunks() {
+                return Ok(0);
+            }
+            self.buf = self.sc.get::<u8>(self.next)?;
+            self.next += 1;
+            self.pos = 0;
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// Appends data to a [`Schunk`] chunk by chunk ([`Schunk::writer`]).
+///
+/// Dropping it appends what is left as a last, shorter chunk, ignoring
+/// errors; call [`Writer::finish`] to see them.
+#[derive(Debug)]
+pub struct Writer<'a> {
+    sc: &'a mut Schunk,
+    chunk_bytes: usize,
+    buf: Vec<u8>,
+}
+
+impl Writer<'_> {
+    /// Appends what is left as a last chunk.
+    pub fn finish(mut self) -> Result<(), Error> {
+        self.flush_tail()
+    }
+
+    fn flush_tail(&mut self) -> Result<(), Error> {
+        if !self.buf.is_empty() {
+            let tail = std::mem::take(&mut self.buf);
+            self.sc.append_bytes(&tail)?;
+        }
+        Ok(())
+    }
+}
+
+impl io::Write for Writer<'_> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        let n = data.len().min(self.chunk_bytes - self.buf.len());
+        self.buf.extend_from_slice(&data[..n]);
+        if self.buf.len() == self.chunk_bytes {
+            let full = std::mem::take(&mut self.buf);
+            self.sc.append_bytes(&full)?;
+        }
+        Ok(n)
+    }
+
+    /// Whole chunks are appended as they fill; a partial one waits for
+    /// [`Writer::finish`], since only the last chunk may be shorter.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for Writer<'_> {
+    fn drop(&mut self) {
+        let _ = self.flush_tail();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    #[test]
+    fn reader_and_writer_round_trip() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 31 % 251) as u8).collect();
+        let mut sc = Schunk::new(&CParams::new()).unwrap();
+        let mut w = sc.writer(16 * 1024);
+        for piece in data.chunks(3000) {
+            w.write_all(piece).unwrap();
+        }
+        w.finish().unwrap();
+        assert_eq!(sc.nchunks(), 7);
+        let mut back = Vec::new();
+        sc.reader().read_to_end(&mut back).unwrap();
+        assert_eq!(back, data);
+        let joined: Vec<u8> = sc.chunks().flat_map(Result::unwrap).collect();
+        assert_eq!(joined, data);
+    }
+
+    #[test]
+    fn files_and_metalayers() {
+        let dir = std::env::temp_dir().join(format!("blosc2-api-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for sparse in [false, true] {
+            let path = dir.join(if sparse { "s.b2frame" } else { "c.b2frame" });
+            let p = CParams::new().typesize(8);
+            let mut sc = if sparse {
+                Schunk::create_sparse(&path, &p).unwrap()
+            } else {
+                Schunk::create(&path, &p).unwrap()
+            };
+            sc.set_meta("shape", b"1234").unwrap();
+            for i in 0..3u64 {
+                sc.append(&[i; 100]).unwrap();
+            }
+            sc.insert(1, &[9u64; 100]).unwrap();
+            sc.update(0, &[7u64; 100]).unwrap();
+            sc.delete(3).unwrap();
+            sc.set_vlmeta("note", b"hello").unwrap();
+            sc.set_slice(150, &[5u64; 10]).unwrap();
+            drop(sc);
+            let sc = Schunk::open(&path).unwrap();
+            assert_eq!(sc.nchunks(), 3);
+            assert_eq!(sc.meta("shape"), Some(&b"1234"[..]));
+            assert_eq!(sc.vlmeta("note").unwrap().as_deref(), Some(&b"hello"[..]));
+            assert_eq!(sc.vlmeta("none").unwrap(), None);
+            assert_eq!(sc.get::<u64>(0).unwrap(), vec![7; 100]);
+            assert_eq!(
+                sc.slice::<u64>(148..162).unwrap(),
+                [9, 9, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 9, 9]
+            );
+            assert_eq!(sc.get::<u64>(2).unwrap(), vec![1; 100]);
+            assert_eq!(
+                sc.slice::<u32>(0..1).unwrap_err().kind(),
+                ErrorKind::InvalidParam
+            );
+        }
+        let err = Schunk::open(dir.join("missing")).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::FileOpen);
+        assert!(std::error::Error::source(&err).is_some());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
