@@ -43,3 +43,18 @@ macro_rules! trace_warning {
         }
     };
 }
+
+/// Traces an error where it arises and evaluates to its kind:
+/// `return Err(traced!(ErrorKind::InvalidHeader, "frame length {n} is negative"))`.
+/// The line names the cause and this source location, as upstream's
+/// `BLOSC_TRACE_ERROR` does, instead of the C function that reports it.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! traced {
+    ($kind:expr, $($arg:tt)*) => {{
+        if $crate::trace::enabled() {
+            $crate::trace::emit("error", &format!($($arg)*), file!(), line!())
+        }
+        $kind
+    }};
+}

@@ -120,7 +120,9 @@ pub fn b2nd_open(data: &[u8]) {
         let Some(buflen) = bufshape
             .iter()
             .try_fold(ts, |acc, &d| acc.checked_mul(d.max(0) as u64))
-            .filter(|&n| n <= MAX_BOX * 16)
+            // an empty box still gets a one-item buffer, and frames may
+            // claim items of gigabytes (a 219-byte input asked for 1.6 GB)
+            .filter(|&n| n <= MAX_BOX * 16 && ts <= MAX_BOX * 16)
         else {
             continue;
         };

@@ -40,14 +40,30 @@ pub struct Geometry {
 /// with a zero chunk (the placeholder of empty contexts).
 pub fn validate(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) -> Result<()> {
     if shape.len() > MAX_DIM || chunkshape.len() != shape.len() || blockshape.len() != shape.len() {
-        return Err(ErrorKind::InvalidParam);
+        return Err(crate::traced!(
+            ErrorKind::InvalidParam,
+            "ndim {} (at most {MAX_DIM}) with {} chunkshape and {} blockshape values",
+            shape.len(),
+            chunkshape.len(),
+            blockshape.len()
+        ));
     }
     for i in 0..shape.len() {
         if shape[i] < 0 || chunkshape[i] < 0 || blockshape[i] < 0 {
-            return Err(ErrorKind::InvalidParam);
+            return Err(crate::traced!(
+                ErrorKind::InvalidParam,
+                "Negative size on dimension {i}: shape {}, chunkshape {}, blockshape {}",
+                shape[i],
+                chunkshape[i],
+                blockshape[i]
+            ));
         }
         if blockshape[i] == 0 && chunkshape[i] != 0 {
-            return Err(ErrorKind::InvalidParam);
+            return Err(crate::traced!(
+                ErrorKind::InvalidParam,
+                "blockshape 0 on dimension {i} with chunkshape {}",
+                chunkshape[i]
+            ));
         }
     }
     Ok(())
@@ -59,7 +75,13 @@ pub fn validate_stored(shape: &[i64], chunkshape: &[i32], blockshape: &[i32]) ->
     validate(shape, chunkshape, blockshape)?;
     for i in 0..shape.len() {
         if shape[i] != 0 && (chunkshape[i] == 0 || blockshape[i] == 0) {
-            return Err(ErrorKind::InvalidParam);
+            return Err(crate::traced!(
+                ErrorKind::InvalidParam,
+                "Stored b2nd metalayer has shape {} but chunkshape {} and blockshape {} on dimension {i}",
+                shape[i],
+                chunkshape[i],
+                blockshape[i]
+            ));
         }
     }
     Ok(())

@@ -188,7 +188,10 @@ impl Compressor {
     fn effective_typesize(&self) -> Result<usize> {
         let ts = self.params.typesize;
         if ts <= 0 || ts > MAX_BLOCKSIZE {
-            return Err(ErrorKind::InvalidParam);
+            return Err(crate::traced!(
+                ErrorKind::InvalidParam,
+                "`typesize` must be between 1 and {MAX_BLOCKSIZE}, not {ts}"
+            ));
         }
         Ok(if ts > 255 { 1 } else { ts as usize })
     }
@@ -211,21 +214,39 @@ impl Compressor {
 
     fn plan(&self, nbytes: usize, dest_len: usize) -> Result<Plan> {
         if nbytes > MAX_BUFFERSIZE as usize {
-            return Err(ErrorKind::MaxBufsizeExceeded);
+            return Err(crate::traced!(
+                ErrorKind::MaxBufsizeExceeded,
+                "Input buffer of {nbytes} bytes exceeds the maximum of {MAX_BUFFERSIZE}"
+            ));
         }
         if dest_len < EXTENDED_HEADER_LENGTH {
-            return Err(ErrorKind::MaxBufsizeExceeded);
+            return Err(crate::traced!(
+                ErrorKind::MaxBufsizeExceeded,
+                "Output buffer of {dest_len} bytes is smaller than a chunk header ({EXTENDED_HEADER_LENGTH})"
+            ));
         }
         let p = &self.params;
         pipeline::check_filters(&p.filters)?;
         if p.nthreads <= 0 {
-            return Err(ErrorKind::InvalidParam);
+            return Err(crate::traced!(
+                ErrorKind::InvalidParam,
+                "`nthreads` must be at least 1, not {}",
+                p.nthreads
+            ));
         }
         if p.clevel > 9 {
-            return Err(ErrorKind::CodecParam);
+            return Err(crate::traced!(
+                ErrorKind::CodecParam,
+                "`clevel` parameter must be between 0 and 9, not {}",
+                p.clevel
+            ));
         }
         if p.use_dict && !matches!(p.compcode, codec::ZSTD | codec::LZ4 | codec::LZ4HC) {
-            return Err(ErrorKind::CodecParam);
+            return Err(crate::traced!(
+                ErrorKind::CodecParam,
+                "`use_dict` needs the ZSTD, LZ4 or LZ4HC codec, not codec {}",
+                p.compcode
+            ));
         }
         let typesize = self.effective_typesize()?;
         let blocksize = self.blocksize_for(nbytes)?.max(1);

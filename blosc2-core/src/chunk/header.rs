@@ -123,7 +123,11 @@ impl ChunkHeader {
     /// "sizes" calls expose even for odd buffers.
     pub fn read_raw(src: &[u8]) -> Result<ChunkHeader> {
         if src.len() < MIN_HEADER_LENGTH {
-            return Err(ErrorKind::ReadBuffer);
+            return Err(crate::traced!(
+                ErrorKind::ReadBuffer,
+                "Chunk of {} bytes is shorter than a chunk header ({MIN_HEADER_LENGTH})",
+                src.len()
+            ));
         }
         let mut h = ChunkHeader {
             version: src[0],
@@ -176,16 +180,31 @@ impl ChunkHeader {
         h.blosc2_flags = 0;
         h.blosc2_flags2 = 0;
         if h.cbytes < MIN_HEADER_LENGTH as i32 {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Chunk header claims cbytes {} (offset 12), less than its own length",
+                h.cbytes
+            ));
         }
         if h.blocksize <= 0 || h.blocksize > MAX_BLOCKSIZE {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Chunk header has blocksize {} (offset 8), not in 1..={MAX_BLOCKSIZE}",
+                h.blocksize
+            ));
         }
         if h.typesize == 0 {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Chunk header has typesize 0 (offset 3)"
+            ));
         }
         if h.nbytes < 0 {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Chunk header has negative nbytes {} (offset 4)",
+                h.nbytes
+            ));
         }
         if h.is_extended() {
             if h.cbytes < EXTENDED_HEADER_LENGTH as i32 {

@@ -94,14 +94,25 @@ impl FrameHeader {
     /// what later arithmetic relies on.
     pub fn parse(b: &[u8]) -> Result<FrameHeader> {
         if b.len() < HEADER_MINLEN {
-            return Err(ErrorKind::ReadBuffer);
+            return Err(crate::traced!(
+                ErrorKind::ReadBuffer,
+                "Frame header needs {HEADER_MINLEN} bytes, got {}",
+                b.len()
+            ));
         }
         if &b[2..9] != b"b2frame" {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "No 'b2frame' magic at offset 2: not a Blosc2 frame"
+            ));
         }
         let general_flags = b[pos::FLAGS];
         if general_flags & 0x0f > VERSION_MAX {
-            return Err(ErrorKind::VersionSupport);
+            return Err(crate::traced!(
+                ErrorKind::VersionSupport,
+                "Frame format version {} is newer than the {VERSION_MAX} supported",
+                general_flags & 0x0f
+            ));
         }
         let codecs = b[pos::CODECS];
         let mut compcode = codecs & 0x0f;
@@ -110,7 +121,11 @@ impl FrameHeader {
         }
         let nfilters = b[pos::FILTER_PIPELINE] as usize;
         if nfilters > 6 {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Frame header lists {nfilters} filters (offset {}), at most 6",
+                pos::FILTER_PIPELINE
+            ));
         }
         let mut filters = [0u8; 6];
         let mut filters_meta = [0u8; 6];
@@ -139,10 +154,21 @@ impl FrameHeader {
             use_dict: b[pos::OTHER_FLAGS2] & 1 != 0,
         };
         if (h.header_len as i64) < HEADER_MINLEN as i64 || h.header_len as i64 > h.frame_len {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Frame header length {} is outside {HEADER_MINLEN}..={} (the frame length)",
+                h.header_len,
+                h.frame_len
+            ));
         }
         if h.typesize <= 0 || h.nbytes < 0 || h.cbytes < 0 {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Frame header has typesize {}, nbytes {}, cbytes {}: none may be negative (nor typesize 0)",
+                h.typesize,
+                h.nbytes,
+                h.cbytes
+            ));
         }
         Ok(h)
     }

@@ -94,7 +94,11 @@ pub fn decode(chunk: &[u8], nchunks: i64) -> Result<Vec<i64>> {
     let h = ChunkHeader::read(chunk)?;
     let want = nchunks.checked_mul(8).ok_or(ErrorKind::InvalidHeader)?;
     if h.nbytes as i64 != want {
-        return Err(ErrorKind::InvalidHeader);
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "Index chunk holds {} bytes, not the {want} of {nchunks} offsets",
+            h.nbytes
+        ));
     }
     let mut raw = vec![0u8; want as usize];
     let mut d = Decompressor::new(DParams::default());

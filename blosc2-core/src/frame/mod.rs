@@ -94,7 +94,11 @@ pub struct FrameInfo {
 pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<FrameInfo> {
     let avail = src.available()?;
     if avail < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
-        return Err(ErrorKind::ReadBuffer);
+        return Err(crate::traced!(
+            ErrorKind::ReadBuffer,
+            "Frame of {avail} bytes is shorter than a header and a trailer ({} bytes)",
+            HEADER_MINLEN + TRAILER_MINLEN
+        ));
     }
     let fixed = read_vec(src, 0, HEADER_MINLEN as i64)?;
     let h = FrameHeader::parse(&fixed)?;
@@ -104,14 +108,27 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
         header::CONTIGUOUS
     };
     if h.frame_type & 0x0f != want_type {
-        return Err(ErrorKind::FrameType);
+        return Err(crate::traced!(
+            ErrorKind::FrameType,
+            "Frame type {} is not the {} frame expected",
+            h.frame_type & 0x0f,
+            if sparse { "sparse" } else { "contiguous" }
+        ));
     }
     let flen = h.frame_len;
     if flen < (HEADER_MINLEN + TRAILER_MINLEN) as i64
         || flen as u64 > avail
         || (exact && flen as u64 != avail)
     {
-        return Err(ErrorKind::InvalidHeader);
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "Frame length {flen} (header offset 11) does not match the {avail} bytes available{}",
+            if flen as u64 > avail {
+                ": it exceeds the file or buffer"
+            } else {
+                ""
+            }
+        ));
     }
     let header_len = h.header_len as i64;
     let hdr = read_vec(src, 0, header_len)?;
@@ -121,7 +138,10 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
     let trailer_len = trailer::trailer_len(&last, flen)?;
     let trailer_off = flen - trailer_len;
     if trailer_off < header_len {
-        return Err(ErrorKind::InvalidHeader);
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "Trailer of {trailer_len} bytes at offset {trailer_off} overlaps the {header_len}-byte header"
+        ));
     }
     let tr = read_vec(src, trailer_off, trailer_len)?;
     let vlmetalayers = trailer::parse_vlmetalayers(&tr)?;
@@ -139,19 +159,28 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
         };
         let ext = crate::chunk::header::EXTENDED_HEADER_LENGTH as i64;
         if idx_pos.checked_add(ext).ok_or(ErrorKind::InvalidHeader)? > trailer_off {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Index chunk at offset {idx_pos} runs into the trailer at offset {trailer_off}"
+            ));
         }
         let ih = read_vec(src, idx_pos, ext)?;
         let ihdr = crate::chunk::ChunkHeader::read(&ih)?;
         let icb = ihdr.cbytes as i64;
         if icb < ext || idx_pos + icb > trailer_off {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Index chunk of {icb} bytes at offset {idx_pos} does not fit before the trailer at offset {trailer_off}"
+            ));
         }
         if fixed.is_none() {
             // variable-size chunks: the index alone says how many there are
             let inb = ihdr.nbytes as i64;
             if inb <= 0 || inb % 8 != 0 {
-                return Err(ErrorKind::InvalidHeader);
+                return Err(crate::traced!(
+                    ErrorKind::InvalidHeader,
+                    "Index chunk at offset {idx_pos} holds {inb} bytes, not a whole number of offsets"
+                ));
             }
             nchunks = inb / 8;
             header::check_nchunks(nchunks)?;
@@ -161,11 +190,18 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
         for &o in &offsets {
             index::offset_special(o)?;
             if o >= 0 && !sparse && o > h.cbytes - ext {
-                return Err(ErrorKind::InvalidHeader);
+                return Err(crate::traced!(
+                    ErrorKind::InvalidHeader,
+                    "Chunk offset {o} is past the {}-byte chunks section",
+                    h.cbytes
+                ));
             }
             // sparse chunk files are numbered in 32 bits
             if sparse && o > u32::MAX as i64 {
-                return Err(ErrorKind::InvalidHeader);
+                return Err(crate::traced!(
+                    ErrorKind::InvalidHeader,
+                    "Chunk file number {o} does not fit in 32 bits"
+                ));
             }
         }
     }
@@ -189,7 +225,10 @@ pub fn read_chunk(
 ) -> Result<Vec<u8>> {
     let ext = crate::chunk::header::EXTENDED_HEADER_LENGTH as i64;
     if offset < 0 || offset > data_len - ext {
-        return Err(ErrorKind::InvalidHeader);
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "Chunk offset {offset} is outside the {data_len}-byte chunks section"
+        ));
     }
     let pos = data_start
         .checked_add(offset)
@@ -197,7 +236,10 @@ pub fn read_chunk(
     let h = read_vec(src, pos, ext)?;
     let cb = crate::chunk::ChunkHeader::read(&h)?.cbytes as i64;
     if cb < ext || offset + cb > data_len {
-        return Err(ErrorKind::InvalidHeader);
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "Chunk of {cb} bytes at offset {offset} runs past the {data_len}-byte chunks section"
+        ));
     }
     read_vec(src, pos, cb)
 }

@@ -40,14 +40,21 @@ pub fn trailer_len(last: &[u8], frame_len: i64) -> Result<i64> {
     }
     let at = TRAILER_MINLEN - 22;
     if last[at - 1] != Marker::U32.to_u8() {
-        return Err(ErrorKind::InvalidHeader);
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "No trailer length marker {} bytes before the frame's end",
+            TRAILER_MINLEN - at + 1
+        ));
     }
     let len = u32::from_be_bytes([last[at], last[at + 1], last[at + 2], last[at + 3]]) as i64;
     if len < TRAILER_MINLEN as i64
         || len > i32::MAX as i64
         || len > frame_len - super::header::HEADER_MINLEN as i64
     {
-        return Err(ErrorKind::InvalidHeader);
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "Trailer length {len} does not fit a frame of {frame_len} bytes"
+        ));
     }
     Ok(len)
 }

@@ -71,7 +71,12 @@ pub fn read_vec(s: &mut dyn Stream, pos: u64, len: usize) -> Result<Vec<u8>> {
     s.read_vec_at(pos, len)
 }
 
-/// Map an OS error on open to the reference's code.
-pub(crate) fn open_err(_e: std::io::Error) -> ErrorKind {
-    ErrorKind::FileOpen
+/// Map an OS error on open to the reference's code, tracing which file
+/// and why.
+pub(crate) fn open_err(path: &Path, e: std::io::Error) -> ErrorKind {
+    crate::traced!(
+        ErrorKind::FileOpen,
+        "Cannot open file '{}': {e}",
+        path.display()
+    )
 }

@@ -22,7 +22,7 @@ impl Backend for Stdio {
             Mode::Create => o.read(true).write(true).create(true).truncate(true),
             Mode::Append => o.read(true).write(true).create(true),
         };
-        let f = o.open(path).map_err(open_err)?;
+        let f = o.open(path).map_err(|e| open_err(path, e))?;
         Ok(Box::new(StdioFile { f }))
     }
     fn can_replace(&self) -> bool {
