@@ -307,6 +307,8 @@ impl<'a> ChunkView<'a> {
         }
         if filtered {
             let DScratch { s1, s2, .. } = scratch;
+            // an empty slice, never a None: see `pipeline::backward`
+            let dref = dref.unwrap_or(&[]);
             pipeline::backward(&spec, j * self.blocksize, s1, s2, out, dref, ctx)?;
         }
         Ok(())

@@ -253,7 +253,15 @@ fn pick<'a>(s1: &'a mut [u8], s2: &'a mut [u8], dst: &'a mut [u8], b: Buf) -> &'
 
 /// Undo the filters of one block. The decoded streams are in `s1`; the result
 /// goes to `dst` (len bsize). `dref` is the chunk's fully decoded first block,
-/// needed by DELTA for every block but the first (`offset == 0`).
+/// needed by DELTA for every block but the first (`offset == 0`); empty when
+/// the caller has none.
+///
+/// It is a plain slice, not an `Option`: a `None` is a null pointer beside
+/// an unset length, and LLVM hoists DELTA's `min(len, dref.len())` out of
+/// the filter loop and branches on it even when DELTA never runs. That is
+/// harmless (the result is then unused) but valgrind reports it as a jump on
+/// an uninitialised value in every decompression, which would hide real
+/// reports.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn backward(
     spec: &PipelineSpec,
@@ -261,7 +269,7 @@ pub(crate) fn backward(
     s1: &mut [u8],
     s2: &mut [u8],
     dst: &mut [u8],
-    dref: Option<&[u8]>,
+    dref: &[u8],
     plugin_ctx: &PluginContext,
 ) -> Result<()> {
     let bsize = dst.len();
@@ -290,8 +298,10 @@ pub(crate) fn backward(
             if offset == 0 {
                 delta::delta_decode_first(buf, ts);
             } else {
-                let r = dref.ok_or(ErrorKind::FilterPipeline)?;
-                delta::delta_decode(r, offset, buf, ts);
+                if dref.is_empty() {
+                    return Err(ErrorKind::FilterPipeline);
+                }
+                delta::delta_decode(dref, offset, buf, ts);
             }
             continue;
         }

@@ -295,7 +295,7 @@ impl<'a> VlChunk<'a> {
             // Every block was filtered on its own, so it is its own DELTA
             // reference (offset 0), whatever its place in the chunk.
             let VlScratch { s1, s2, .. } = scratch;
-            pipeline::backward(&spec, 0, s1, s2, out, None, &ctx)?;
+            pipeline::backward(&spec, 0, s1, s2, out, &[], &ctx)?;
         }
         Ok(())
     }
