@@ -121,6 +121,11 @@ def main():
                 notes.append("%s: neither library reads back its own chunk (upstream bug reproduced)" % name)
             else:
                 failures.append("%s: our writer cannot read back its own chunk" % name)
+        if r["status"] == "selfbad":
+            # A chunk the reference cannot decode is no size baseline: with
+            # use_dict and 2 threads its size even varies between runs (case
+            # 571, lz4hc+dict: 1,701,949 and 3,145,760 bytes seen).
+            continue
         a, b = o["cbytes"], r["cbytes"]
         ratio = a / b
         ca, cb = chunk(ours_dir, i), chunk(ref_dir, i)
