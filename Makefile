@@ -2,7 +2,8 @@
 #
 #   make                      cargo build --release
 #   make install PREFIX=DIR   lib/libblosc2.so.9 (+ .so link, .a), include/,
-#                             lib/pkgconfig/blosc2.pc, lib/cmake/Blosc2/
+#                             lib/pkgconfig/blosc2.pc and blosc2-static.pc,
+#                             lib/cmake/Blosc2/
 #   make test                 everything CI runs (scripts/run-tests.sh), with a summary
 #   make test-conformance     upstream's own tests and examples on our library
 #   make test-clients         python-blosc2's test suite on our library (long)
@@ -31,11 +32,15 @@ SRC_A ?= $(TARGET_DIR)/release/libblosc2.a
 SRC_INCLUDE ?= include
 
 # System libraries a Rust staticlib needs when linked into a C program, from
-# `cargo rustc -p libblosc2-rs-cdylib --release --lib --crate-type staticlib -- --print native-static-libs`
-# on x86_64 Linux.  Used for blosc2.pc's Libs.private and the CMake static target.
-LIBS_PRIVATE ?= -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+# `make native-static-libs` on x86_64 Linux (rustc prints
+# -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc), minus -lgcc_s: the C compiler
+# driver already links the unwinder Rust's std needs (libgcc_s, as needed, in
+# a dynamic program; libgcc_eh with -static), and there is no libgcc_s.a, so
+# naming it made every `cc -static` link fail.  Used for blosc2.pc's
+# Libs.private, blosc2-static.pc's Libs and the CMake static target.
+LIBS_PRIVATE ?= -lutil -lrt -lpthread -lm -ldl -lc
 # Same list for CMake (Threads::Threads stands for -lpthread; libc is implicit).
-CMAKE_LIBS_PRIVATE ?= gcc_s;util;rt;m;dl
+CMAKE_LIBS_PRIVATE ?= util;rt;m;dl
 
 # 1 = unexpected interop failures (ones the reference 3.3.5 does not share)
 # fail `make test`; 0 = only reported.
@@ -77,6 +82,8 @@ install-files:
 	done
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|g' \
 		cmake/blosc2.pc.in > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2.pc"
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|g' \
+		cmake/blosc2-static.pc.in > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2-static.pc"
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
 		cmake/Blosc2Config.cmake.in > "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2/Blosc2Config.cmake"
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@SIZEOF_VOID_P@|8|g' \
@@ -88,6 +95,7 @@ install-files:
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so" \
 		"$(DESTDIR)$(PREFIX)/lib/libblosc2.a" "$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2.pc" \
+		"$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2-static.pc" \
 		"$(DESTDIR)$(PREFIX)/include/blosc2.h" "$(DESTDIR)$(PREFIX)/include/b2nd.h"
 	rm -rf "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2"
 	for h in "$(SRC_INCLUDE)"/blosc2/*.h; do rm -f "$(DESTDIR)$(PREFIX)/include/blosc2/$${h##*/}"; done
@@ -136,7 +144,8 @@ test-clients: build
 	$(MAKE) install-files PREFIX="$$PWD/build/prefix"
 	bash $(SHARED_DIR)/clients/python-blosc2/score.sh "$$PWD/build/prefix"
 
-# Re-derive LIBS_PRIVATE (rebuilds the staticlib once with the flag).
+# Re-derive LIBS_PRIVATE (rebuilds the staticlib once with the flag); leave
+# -lgcc_s out of what it prints (see LIBS_PRIVATE).
 native-static-libs:
 	$(CARGO) rustc -p libblosc2-rs-cdylib --release --lib --crate-type staticlib -- --print native-static-libs 2>&1 | \
 		sed -n 's/.*native-static-libs: //p'

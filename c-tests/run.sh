@@ -15,11 +15,17 @@
 #                       or codec internals leak)
 #   api-coverage        (report) exported N/164 upstream public functions;
 #                       missing names in $REPORT_DIR/coverage-missing.txt
-#   pkg-config-shared   build with `pkg-config --cflags --libs blosc2`
-#   pkg-config-static   build with `pkg-config --static --libs`, libblosc2.a
+#   pkg-config-shared   build with `pkg-config --cflags --libs blosc2`, which
+#                       must stay `-I$P/include -L$P/lib -lblosc2`
+#   pkg-config-static   `cc -static` with `pkg-config --static --libs blosc2`:
+#                       a binary with no dynamic section, run without the .so
+#   pkg-config-static-pc  blosc2-static.pc: `pkg-config --libs blosc2-static`
+#                       links libblosc2.a into a dynamic program (not the .so
+#                       beside it), and with `cc -static` a fully static one
 #   cmake-version-file  Blosc2ConfigVersion.cmake accepts/refuses versions
 #   cmake-consumer      c-tests/cmake-consumer: find_package(Blosc2 CONFIG),
-#                       Blosc2::blosc2_shared, _static and Blosc2::blosc2
+#                       Blosc2::blosc2_shared, _static and Blosc2::blosc2,
+#                       and Blosc2::blosc2_static linked with -static
 #   relocatable         a copy of the prefix works from its new place
 #                       (pkg-config and CMake paths follow it)
 #   roundtrip-*         c-tests/roundtrip: reference 3.3.5 / 2.22.1 write a
@@ -72,6 +78,10 @@ limit() {
     shift
     if command -v timeout >/dev/null 2>&1; then timeout "$t" "$@"; else "$@"; fi
 }
+# No program interpreter and no shared library needed (static or static-pie).
+fully_static() {
+    ! readelf -lW "$1" 2>/dev/null | grep -q 'INTERP' && ! readelf -dW "$1" 2>/dev/null | grep -q 'NEEDED'
+}
 realpath_of() { (cd "$(dirname "$1")" && echo "$(pwd -P)/$(basename "$1")"); }
 libdir_of() {
     if [ -e "$1/lib/libblosc2.so" ]; then echo "$1/lib"; else echo "$1/lib64"; fi
@@ -92,7 +102,8 @@ echo "c-tests: prefix $P"
 # --- install layout -------------------------------------------------------
 missing=""
 for f in lib/libblosc2.so.9 lib/libblosc2.so lib/libblosc2.a include/blosc2.h include/b2nd.h \
-    include/blosc2/blosc2-export.h lib/pkgconfig/blosc2.pc lib/cmake/Blosc2/Blosc2Config.cmake \
+    include/blosc2/blosc2-export.h lib/pkgconfig/blosc2.pc lib/pkgconfig/blosc2-static.pc \
+    lib/cmake/Blosc2/Blosc2Config.cmake \
     lib/cmake/Blosc2/Blosc2ConfigVersion.cmake lib/cmake/Blosc2/Blosc2Targets.cmake; do
     [ -e "$P/$f" ] || missing="$missing $f"
 done
@@ -179,17 +190,32 @@ elif [ -f "$so" ]; then
     cp "$OUT/coverage.txt" "$REPORT_DIR/coverage.txt"
 fi
 
+# A fully static link needs the C library's archives (glibc-static on some
+# systems): without them the -static checks say so and skip.
+printf 'int main(void) { return 0; }\n' >"$OUT/static-probe.c"
+if $CC -static "$OUT/static-probe.c" -o "$OUT/bin/static-probe" >"$OUT/logs/static-probe.log" 2>&1; then
+    can_static=1
+else
+    can_static=0
+fi
+
 # --- pkg-config -------------------------------------------------------------
 consumer=$here/consumer/consumer.c
 if ! command -v pkg-config >/dev/null 2>&1; then
     skip pkg-config-shared "pkg-config not installed"
     skip pkg-config-static "pkg-config not installed"
+    skip pkg-config-static-pc "pkg-config not installed"
 else
     export PKG_CONFIG_PATH="$P/lib/pkgconfig"
     log=$OUT/logs/pkg-config-shared.log
     flags=$(pkg-config --cflags --libs blosc2 2>"$log")
+    # Upstream's form, which build systems rely on; paths come through
+    # ${pcfiledir}, hence the lib/pkgconfig/../.. spelling.
+    norm=$(echo $flags | sed "s|$P/lib/pkgconfig/../..|$P|g")
+    if [ "$norm" != "-I$P/include -L$P/lib -lblosc2" ]; then
+        fail pkg-config-shared "flags changed: '$flags'" "$log"
     # shellcheck disable=SC2086
-    if [ -z "$flags" ] || ! $CC $CFLAGS "$consumer" -o "$OUT/bin/pc-shared" $flags >>"$log" 2>&1; then
+    elif [ -z "$flags" ] || ! $CC $CFLAGS "$consumer" -o "$OUT/bin/pc-shared" $flags >>"$log" 2>&1; then
         fail pkg-config-shared "build with '$flags' failed" "$log"
     elif ! LD_LIBRARY_PATH=$P/lib limit 60 "$OUT/bin/pc-shared" >>"$log" 2>&1; then
         fail pkg-config-shared "program failed" "$log"
@@ -200,18 +226,53 @@ else
     log=$OUT/logs/pkg-config-static.log
     cflags=$(pkg-config --cflags blosc2 2>"$log")
     libs=$(pkg-config --static --libs blosc2 2>>"$log")
-    # -l:libblosc2.a makes the linker take the archive even though the .so
-    # sits next to it, which is what a static build of a user program does.
-    slibs=$(echo "$libs" | sed 's/-lblosc2\( \|$\)/-l:libblosc2.a\1/')
+    # Under -static the linker takes libblosc2.a for -lblosc2; the system
+    # libraries come from Libs.private. glibc warns that getaddrinfo and
+    # getpwuid_r (in Rust's std, unused by the library) need its shared
+    # modules at run time; only errors count.
+    if [ $can_static = 0 ]; then
+        skip pkg-config-static "no static C library to link -static with (see $OUT/logs/static-probe.log)"
     # shellcheck disable=SC2086
-    if [ -z "$libs" ] || ! $CC $CFLAGS $cflags "$consumer" -o "$OUT/bin/pc-static" $slibs >>"$log" 2>&1; then
-        fail pkg-config-static "build with '$slibs' failed" "$log"
-    elif readelf -d "$OUT/bin/pc-static" | grep -q 'libblosc2'; then
-        fail pkg-config-static "binary still needs libblosc2.so" "$log"
+    elif [ -z "$libs" ] || ! $CC $CFLAGS -static $cflags "$consumer" -o "$OUT/bin/pc-static" $libs >>"$log" 2>&1; then
+        fail pkg-config-static "build with 'cc -static ... $libs' failed" "$log"
+    elif ! fully_static "$OUT/bin/pc-static"; then
+        fail pkg-config-static "binary is not fully static" "$log"
     elif ! limit 60 "$OUT/bin/pc-static" >>"$log" 2>&1; then
         fail pkg-config-static "program failed" "$log"
     else
-        pass "pkg-config-static ($libs)"
+        pass "pkg-config-static (cc -static ... $libs)"
+    fi
+
+    log=$OUT/logs/pkg-config-static-pc.log
+    cflags=$(pkg-config --cflags blosc2-static 2>"$log")
+    libs=$(pkg-config --libs blosc2-static 2>>"$log")
+    slibs=$(pkg-config --static --libs blosc2-static 2>>"$log")
+    why=""
+    [ "$libs" = "$slibs" ] || why="$why --static-adds($slibs)"
+    # Without -static: the archive, not the .so beside it, and the program
+    # runs with no LD_LIBRARY_PATH (none is inherited, see above).
+    # shellcheck disable=SC2086
+    if [ -z "$libs" ] || ! $CC $CFLAGS $cflags "$consumer" -o "$OUT/bin/pc-static-pc" $libs >>"$log" 2>&1; then
+        why="$why build-failed"
+    else
+        readelf -d "$OUT/bin/pc-static-pc" | grep -q 'libblosc2' && why="$why needs-libblosc2.so"
+        limit 60 "$OUT/bin/pc-static-pc" >>"$log" 2>&1 || why="$why program-failed"
+    fi
+    if [ $can_static = 1 ]; then
+        # shellcheck disable=SC2086
+        if ! $CC $CFLAGS -static $cflags "$consumer" -o "$OUT/bin/pc-static-pc-full" $libs >>"$log" 2>&1; then
+            why="$why static-build-failed"
+        else
+            fully_static "$OUT/bin/pc-static-pc-full" || why="$why not-fully-static"
+            limit 60 "$OUT/bin/pc-static-pc-full" >>"$log" 2>&1 || why="$why static-program-failed"
+        fi
+    fi
+    if [ -n "$why" ]; then
+        fail pkg-config-static-pc "$why" "$log"
+    elif [ $can_static = 1 ]; then
+        pass "pkg-config-static-pc ($libs, with and without -static)"
+    else
+        pass "pkg-config-static-pc ($libs; -static not tried: no static C library)"
     fi
     unset PKG_CONFIG_PATH
 fi
@@ -250,7 +311,8 @@ EOF
 
     bdir=$OUT/cmake-build
     if ! "$cmake" -S "$here/cmake-consumer" -B "$bdir" -DCMAKE_PREFIX_PATH="$P" \
-        -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC" >>"$log" 2>&1; then
+        -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC" \
+        -DCONSUMER_FULLY_STATIC=$([ $can_static = 1 ] && echo ON || echo OFF) >>"$log" 2>&1; then
         fail cmake-consumer "configure failed" "$log"
     elif ! "$cmake" --build "$bdir" >>"$log" 2>&1; then
         fail cmake-consumer "build failed" "$log"
@@ -261,6 +323,10 @@ EOF
         done
         readelf -d "$bdir/consumer_shared" | grep -q 'libblosc2.so.9' || why="$why shared-not-linked-to-libblosc2.so.9"
         if readelf -d "$bdir/consumer_static" | grep -q 'libblosc2'; then why="$why static-needs-the-so"; fi
+        if [ $can_static = 1 ]; then
+            limit 60 "$bdir/consumer_fully_static" >>"$log" 2>&1 || why="$why consumer_fully_static-failed"
+            fully_static "$bdir/consumer_fully_static" || why="$why fully-static-is-dynamic"
+        fi
         if [ -z "$why" ]; then pass cmake-consumer; else fail cmake-consumer "$why" "$log"; fi
     fi
 fi

@@ -4,8 +4,15 @@
 # Parts, in order (TEST_PARTS selects a subset, e.g. TEST_PARTS="install c-tests"):
 #   cargo-test    cargo test
 #   cargo-fmt     cargo fmt --check
-#   cargo-clippy  cargo clippy --all-targets -- -D warnings
+#   cargo-clippy  cargo clippy --all-targets -- -D warnings (clippy's
+#                 incompatible_msrv lint reads rust-version from Cargo.toml)
 #   cargo-doc     the Rust API's docs build with -D warnings -D missing_docs
+#   package       scripts/check-package.sh: cargo package of the publishable
+#                 crates, built from their tarballs, with LICENSE, templates
+#                 and the headers they generate checked
+#   msrv          cargo check --workspace --all-targets with the toolchain of
+#                 the workspace's rust-version (in target/msrv); SKIP when
+#                 rustup has no such toolchain (.ci/run installs it)
 #   fuzz-smoke    every fuzz target for 10 s on its committed corpus through
 #                 the stable runner (fuzz/smoke.sh; no cargo-fuzz needed)
 #   install       make install PREFIX=build/test-prefix (release build + files)
@@ -28,7 +35,7 @@ CARGO=${CARGO:-cargo}
 MAKE=${MAKE:-make}
 INTEROP_STRICT=${INTEROP_STRICT:-1}
 SHARED_DIR=${SHARED_DIR:-../shared}
-TEST_PARTS=${TEST_PARTS:-cargo-test cargo-fmt cargo-clippy cargo-doc fuzz-smoke install c-tests interop conformance}
+TEST_PARTS=${TEST_PARTS:-cargo-test cargo-fmt cargo-clippy cargo-doc package msrv fuzz-smoke install c-tests interop conformance}
 build=$root/build
 logs=$build/logs
 prefix=$build/test-prefix
@@ -77,6 +84,26 @@ simple_part cargo-test "$CARGO" test --workspace
 simple_part cargo-fmt "$CARGO" fmt --check
 simple_part cargo-clippy "$CARGO" clippy --workspace --all-targets -- -D warnings
 simple_part cargo-doc env RUSTDOCFLAGS="-D warnings -D missing_docs" "$CARGO" doc --no-deps -p blosc2-core
+simple_part package sh scripts/check-package.sh
+
+if wanted msrv; then
+    msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+    # rustup names toolchains by full version: 1.89 would be another channel.
+    case $msrv in *.*.*) msrv_tc=$msrv ;; *) msrv_tc=$msrv.0 ;; esac
+    if [ -z "$msrv" ]; then
+        record "FAIL msrv: no rust-version in Cargo.toml"
+        nfail=$((nfail + 1))
+    elif ! command -v rustup >/dev/null 2>&1; then
+        record "SKIP msrv: no rustup to run Rust $msrv_tc (clippy's incompatible_msrv lint still ran)"
+    elif ! rustup run "$msrv_tc" cargo --version >/dev/null 2>&1; then
+        record "SKIP msrv: Rust $msrv_tc not installed (rustup toolchain install $msrv_tc --profile minimal; .ci/run does)"
+    else
+        # Its own target directory: artifacts of another rustc are never reused.
+        simple_part msrv env CARGO_TARGET_DIR="$root/target/msrv" \
+            rustup run "$msrv_tc" cargo check --workspace --all-targets --locked
+    fi
+fi
+
 simple_part fuzz-smoke env FUZZ_NO_LIBFUZZER=1 sh fuzz/smoke.sh "${FUZZ_SMOKE_SECONDS:-10}"
 
 installed=0
