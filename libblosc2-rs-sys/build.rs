@@ -31,6 +31,10 @@
 //!   (and `_filters`, `_tuners`) → the registry headers, anything else → blosc2.h.
 //!   Only functions are taken from these files: a type used in a signature must
 //!   be one of the public types above (the `blosc2_context` handle included).
+//!   A header lists its functions file by file, in source order within a file;
+//!   the files are taken sorted by path, except that the files of a module
+//!   split into a directory (`schunk/*.rs`) come in the order its module file
+//!   (`schunk.rs`) declares them (see [`rust_files`]).
 //!
 //! A function is thus declared as soon as it exists in Rust, and not before.
 //!
@@ -230,20 +234,59 @@ fn generate_all(root: &Path) -> Result<Vec<(String, String)>, String> {
     Ok(headers)
 }
 
-/// Every `.rs` file below `dir`, sorted so the output does not depend on the file system.
+/// Every `.rs` file below `dir`, in an order that does not depend on the
+/// file system: sorted by path, except that the files of a module split
+/// into a directory (`schunk/*.rs` beside `schunk.rs`) come in the order
+/// its module file declares them (`mod name;` lines), so that the header
+/// keeps the functions in the order that module gives them.
 fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        entries.push(entry.map_err(|e| e.to_string())?.path());
+    }
+    entries.sort();
     let mut found = Vec::new();
-    let entries = fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| e.to_string())?.path();
+    for path in entries {
         if path.is_dir() {
-            found.extend(rust_files(&path)?);
+            let mut files = rust_files(&path)?;
+            let order = declared_modules(&path.with_extension("rs"))?;
+            // stable: undeclared files stay sorted, after the declared ones
+            files.sort_by_key(|f| {
+                let rel = f.strip_prefix(&path).expect("walked below path");
+                let first = rel.components().next().expect("non-empty path");
+                let name = first.as_os_str().to_string_lossy();
+                let name = name.strip_suffix(".rs").unwrap_or(&name);
+                order.iter().position(|m| m == name).unwrap_or(order.len())
+            });
+            found.extend(files);
         } else if path.extension().is_some_and(|x| x == "rs") {
             found.push(path);
         }
     }
-    found.sort();
     Ok(found)
+}
+
+/// The modules a module file declares (`mod name;`, any visibility), in
+/// order; none when there is no such file.
+fn declared_modules(file: &Path) -> Result<Vec<String>, String> {
+    if !file.exists() {
+        return Ok(Vec::new());
+    }
+    let source = fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(source
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let rest = match line.strip_prefix("pub") {
+                Some(r) if r.starts_with(' ') => r.trim_start(),
+                Some(r) if r.starts_with('(') => r.split_once(')')?.1.trim_start(),
+                _ => line,
+            };
+            rest.strip_prefix("mod ")?
+                .strip_suffix(';')
+                .map(str::to_string)
+        })
+        .collect())
 }
 
 /// Runs cbindgen on one source file with `tweak` applied to the base config.

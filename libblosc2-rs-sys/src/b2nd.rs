@@ -15,9 +15,10 @@
 
 use super::boundary::{err, ffi_int, guard};
 use super::consts::B2ND_MAX_DIM;
+use super::handle::Handle;
 use super::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_copy, blosc2_schunk_free, blosc2_schunk_from_buffer,
-    blosc2_schunk_new, blosc2_schunk_open_offset, blosc2_schunk_to_buffer, Handle,
+    blosc2_schunk_new, blosc2_schunk_open_offset, blosc2_schunk_to_buffer,
 };
 use super::types::{
     b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_metalayer,

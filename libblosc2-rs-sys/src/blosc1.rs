@@ -3,7 +3,8 @@
 //! cached contexts, so concurrent callers never serialize on a global lock.
 
 use super::boundary::{err, ffi_int, rc};
-use super::context::{build_filters, decompress_with, getitem_with, io_slices, Kind};
+use super::context::{decompress_with, getitem_with, io_slices};
+use super::context_object::{build_filters, Kind};
 use super::env::env;
 use super::library::{
     blosc2_set_nthreads, compname_to_code, cstr_arg, G_BLOCKSIZE, G_COMPRESSOR, G_DELTA,

@@ -2,7 +2,7 @@
 //! shuffle entry points.
 
 use super::boundary::{err, ffi_int, rc};
-use super::context::{core_cparams, effective_cparams};
+use super::context_object::{core_cparams, effective_cparams};
 use super::ptr::{in_slice, out_slice};
 use super::types::blosc2_cparams;
 use blosc2_core::chunk::header::MIN_HEADER_LENGTH;

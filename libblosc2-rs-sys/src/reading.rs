@@ -9,7 +9,7 @@
 //! steps. With locking, reads of one handle take turns, since the frame
 //! lock is held for the whole read.
 
-use super::schunk::Handle;
+use super::handle::Handle;
 use super::types::blosc2_schunk;
 use blosc2_core::error::ErrorKind;
 use std::sync::atomic::Ordering;

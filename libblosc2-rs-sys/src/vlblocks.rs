@@ -7,7 +7,7 @@
 //! block allocated by the call has been freed again.
 
 use super::boundary::{err, ffi_int, trace_error};
-use super::context::{Context, Kind};
+use super::context_object::{Context, Kind};
 use super::ptr::{in_slice, out_slice};
 use super::types::{blosc2_context, blosc2_schunk};
 use blosc2_core::chunk::header::MAX_BUFFERSIZE;
@@ -43,7 +43,7 @@ unsafe fn full_chunk(
     owned: &mut Option<Vec<u8>>,
 ) -> Result<&[u8], ErrorKind> {
     // SAFETY: forwarded caller contract.
-    *owned = unsafe { super::schunk::resolve_lazy(schunk, src, srcsize, None) }?;
+    *owned = unsafe { super::handle::resolve_lazy(schunk, src, srcsize, None) }?;
     match owned {
         Some(v) => Ok(v.as_slice()),
         // SAFETY: forwarded caller contract.

@@ -3,7 +3,14 @@
 //! we write read back the same.
 
 use super::*;
+use crate::chunk::header::EXTENDED_HEADER_LENGTH;
+use crate::chunk::special::make_special;
+use crate::frame::header::{self as fh, FrameHeader};
+use crate::frame::{cframe, index, sframe};
+use crate::io::Mode;
+use crate::metalayers;
 use serde_json::Value;
+use std::path::Path;
 
 fn shared() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");

@@ -1,0 +1,286 @@
+//! Reading chunks: a chunk's stored bytes (special chunks synthesized,
+//! chunks on disk read when asked for), parts of a chunk on disk (its
+//! header, or only the blocks a small read needs), lazy chunks and their
+//! completion, and the decompression of one chunk.
+//!
+//! Separate from slices, which map item positions onto these reads.
+
+use super::{lazy, Backing, Entry, Slot, SuperChunk};
+use crate::chunk::header::EXTENDED_HEADER_LENGTH;
+use crate::chunk::ChunkHeader;
+use crate::error::{ErrorKind, Result};
+use crate::frame::{self, sframe, StreamSource};
+use crate::io::{Mode, Stream};
+use std::borrow::Cow;
+
+impl SuperChunk {
+    /// The header of chunk `i`, reading only its first bytes from disk.
+    pub(super) fn stored_header(&self, i: usize) -> Result<ChunkHeader> {
+        match &self.entries[i].slot {
+            Slot::Disk(_) | Slot::File(_) => {
+                let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+                self.read_part(i, 0, &mut hb)?;
+                ChunkHeader::read(&hb)
+            }
+            Slot::Data(d) => ChunkHeader::read(d),
+            Slot::Special(_) => ChunkHeader::read(&self.special_chunk(&self.entries[i])?),
+        }
+    }
+
+    pub(super) fn special_chunk(&self, e: &Entry) -> Result<Vec<u8>> {
+        let Slot::Special(kind) = e.slot else {
+            return Err(ErrorKind::Failure);
+        };
+        self.special_bytes(kind, e.nbytes)
+    }
+
+    pub(super) fn with_reader<T>(&self, f: impl FnOnce(&mut dyn Stream) -> Result<T>) -> Result<T> {
+        let Backing::File { path, .. } = &self.backing else {
+            return Err(ErrorKind::Failure);
+        };
+        let mut g = self.reader.lock().map_err(|_| ErrorKind::Failure)?;
+        if g.is_none() {
+            *g = Some(self.io.open(path, Mode::Read)?);
+        }
+        match g.as_mut() {
+            Some(s) => f(s.as_mut()),
+            None => Err(ErrorKind::FileOpen),
+        }
+    }
+
+    /// The compressed bytes of chunk `n` (special chunks are synthesized).
+    pub fn chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.check_index(n)?;
+        let e = &self.entries[i];
+        match (&e.slot, &self.backing) {
+            (Slot::Data(d), _) => Ok(Cow::Borrowed(d)),
+            (Slot::Special(_), _) => Ok(Cow::Owned(self.special_chunk(e)?)),
+            (
+                Slot::Disk(off),
+                Backing::File {
+                    base,
+                    header_len,
+                    data_len,
+                    ..
+                },
+            ) => {
+                let (base, hl, dl, off) = (*base, *header_len, *data_len, *off);
+                self.with_reader(|s| {
+                    frame::read_chunk(&mut StreamSource { stream: s, base }, hl, dl, off)
+                })
+                .map(Cow::Owned)
+            }
+            (Slot::File(id), Backing::Dir { path, .. }) => {
+                let mut s = self.io.open(&sframe::chunk_path(path, *id), Mode::Read)?;
+                let size = s.size()?;
+                // a missing or short chunk file is a failed read, as in
+                // the reference
+                if size < EXTENDED_HEADER_LENGTH as u64 || size > i32::MAX as u64 {
+                    return Err(ErrorKind::FileRead);
+                }
+                let mut v = crate::io::read_vec(s.as_mut(), 0, size as usize)?;
+                let cb = ChunkHeader::read(&v)?.cbytes as usize;
+                if cb > v.len() {
+                    return Err(ErrorKind::FileRead);
+                }
+                v.truncate(cb);
+                Ok(Cow::Owned(v))
+            }
+            _ => Err(ErrorKind::Failure),
+        }
+    }
+
+    /// Read `len` bytes at `pos` of chunk `n`'s stored bytes (disk slots).
+    pub(super) fn read_part(&self, n: usize, pos: usize, buf: &mut [u8]) -> Result<()> {
+        match (&self.entries[n].slot, &self.backing) {
+            (
+                Slot::Disk(off),
+                Backing::File {
+                    base, header_len, ..
+                },
+            ) => {
+                let at = (*base as i64)
+                    .checked_add(*header_len)
+                    .and_then(|v| v.checked_add(*off))
+                    .and_then(|v| v.checked_add(pos as i64))
+                    .ok_or(ErrorKind::ReadBuffer)?;
+                self.with_reader(|s| s.read_exact_at(at as u64, buf))
+            }
+            (Slot::File(id), Backing::Dir { path, .. }) => {
+                let mut s = self.io.open(&sframe::chunk_path(path, *id), Mode::Read)?;
+                s.read_exact_at(pos as u64, buf)
+            }
+            _ => Err(ErrorKind::Failure),
+        }
+    }
+
+    /// Load into `buf` chunk `n` with at least the blocks holding bytes
+    /// `start..start+len` of its data, for chunks on disk: only the header,
+    /// block starts, dictionary and those blocks are read, so small slices of
+    /// large chunks stay cheap. The other bytes of `buf` are left as they
+    /// are (never decoded). Returns the chunk's length, or None when the
+    /// whole chunk should be read instead.
+    pub(super) fn load_range(
+        &self,
+        n: i64,
+        start: usize,
+        len: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<usize>> {
+        let i = self.check_index(n)?;
+        if !matches!(self.entries[i].slot, Slot::Disk(_) | Slot::File(_)) || len == 0 {
+            return Ok(None);
+        }
+        let ext = EXTENDED_HEADER_LENGTH;
+        let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+        self.read_part(i, 0, &mut hb)?;
+        let h = ChunkHeader::read(&hb)?;
+        let cb = h.cbytes.max(0) as usize;
+        let (nblocks, _) = h.nblocks();
+        if !h.is_extended()
+            || h.is_memcpyed()
+            || h.special_bits() != 0
+            || h.is_lazy()
+            || h.is_vlblocks()
+            || nblocks < 2
+        {
+            return Ok(None);
+        }
+        if let (Slot::Disk(off), Backing::File { data_len, .. }) =
+            (&self.entries[i].slot, &self.backing)
+        {
+            if off.checked_add(cb as i64).is_none_or(|e| e > *data_len) {
+                return Err(ErrorKind::InvalidHeader);
+            }
+        }
+        let bs = h.blocksize as usize;
+        let idx_end = ext + nblocks * 4;
+        if idx_end > cb {
+            return Err(ErrorKind::InvalidHeader);
+        }
+        if buf.len() < cb {
+            buf.resize(cb, 0);
+        }
+        let out = &mut buf[..cb];
+        out[..ext].copy_from_slice(&hb);
+        self.read_part(i, ext, &mut out[ext..idx_end])?;
+        let starts: Vec<usize> = out[ext..idx_end]
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]).max(0) as usize)
+            .collect();
+        let first = starts.iter().copied().min().unwrap_or(cb);
+        if first < idx_end || first > cb {
+            return Ok(None);
+        }
+        self.read_part(i, idx_end, &mut out[idx_end..first])?;
+        let (j0, j1) = (start / bs, (start + len - 1) / bs);
+        for j in j0..=j1.min(nblocks - 1) {
+            let a = starts[j];
+            let b = starts
+                .iter()
+                .copied()
+                .filter(|&x| x > a)
+                .min()
+                .unwrap_or(cb)
+                .min(cb);
+            if a < first || a > b {
+                return Ok(None);
+            }
+            self.read_part(i, a, &mut out[a..b])?;
+        }
+        Ok(Some(cb))
+    }
+
+    /// Chunk `n` as `blosc2_schunk_get_lazychunk` gives it: for chunks in a
+    /// file (contiguous or sparse frame), a lazy chunk (see
+    /// [`lazy::build`]) of header, block starts and a trailer saying where
+    /// the blocks are; otherwise the whole chunk.
+    pub fn lazy_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
+        let i = self.check_index(n)?;
+        let (nchunk, offset) = match (&self.entries[i].slot, &self.backing) {
+            (Slot::Disk(off), Backing::File { header_len, .. }) => (
+                n as i32,
+                header_len.checked_add(*off).ok_or(ErrorKind::Data)?,
+            ),
+            (Slot::File(id), Backing::Dir { .. }) => (*id as i32, *id),
+            _ => return self.chunk(n),
+        };
+        let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+        self.read_part(i, 0, &mut hb)?;
+        let h = ChunkHeader::read(&hb)?;
+        let Some(layout) = lazy::Layout::of(&h)? else {
+            // special chunks stored as data are small: hand them out whole
+            return self.chunk(n);
+        };
+        let mut meta = vec![0u8; layout.meta_len()];
+        meta[..EXTENDED_HEADER_LENGTH].copy_from_slice(&hb);
+        self.read_part(
+            i,
+            EXTENDED_HEADER_LENGTH,
+            &mut meta[EXTENDED_HEADER_LENGTH..],
+        )?;
+        lazy::build(&h, &layout, &meta, nchunk, offset).map(Cow::Owned)
+    }
+
+    /// Complete a lazy chunk of this super-chunk for decoding bytes
+    /// `range` of its data (all of them when None): a buffer with the
+    /// chunk's real layout where only the header, block starts, dictionary
+    /// and the blocks holding those bytes are filled in, read from the frame
+    /// where the lazy chunk's trailer says.
+    pub fn complete_lazy(&self, lazy: &[u8], range: Option<(usize, usize)>) -> Result<Vec<u8>> {
+        let plan = lazy::Plan::parse(lazy, range)?;
+        let mut out = vec![0u8; plan.cbytes];
+        out[..plan.meta_len].copy_from_slice(&lazy[..plan.meta_len]);
+        lazy::clear_flag(&mut out);
+        let read = |at: usize, buf: &mut [u8]| -> Result<()> {
+            match &self.backing {
+                Backing::File { base, .. } => {
+                    let pos = (*base as i64)
+                        .checked_add(plan.offset)
+                        .and_then(|v| v.checked_add(at as i64))
+                        .ok_or(ErrorKind::ReadBuffer)?;
+                    self.with_reader(|s| s.read_exact_at(pos as u64, buf))
+                }
+                Backing::Dir { path } => {
+                    let mut s = self
+                        .io
+                        .open(&sframe::chunk_path(path, plan.nchunk as i64), Mode::Read)?;
+                    s.read_exact_at(at as u64, buf)
+                }
+                // lazy chunks only come from frames on disk
+                _ => Err(ErrorKind::InvalidParam),
+            }
+        };
+        for (a, b) in plan.extents() {
+            read(a, &mut out[a..b])?;
+        }
+        Ok(out)
+    }
+
+    /// Decompress chunk `n` into `dest`; returns its size.
+    pub fn decompress_chunk(&self, n: i64, dest: &mut [u8]) -> Result<usize> {
+        let c = self.chunk(n)?;
+        let nb = ChunkHeader::read(&c)?.nbytes;
+        if (dest.len() as i64) < nb as i64 {
+            return Err(ErrorKind::InvalidParam);
+        }
+        self.with_decompressor(n, &mut |d| d.decompress(&c, dest))
+    }
+
+    /// Decompress chunk `n` skipping the blocks flagged in `mask` (None: a
+    /// whole decode) into `dest`; returns its size.
+    pub fn decompress_chunk_masked(
+        &self,
+        n: i64,
+        mask: Option<&[bool]>,
+        dest: &mut [u8],
+    ) -> Result<usize> {
+        let c = self.chunk(n)?;
+        self.with_decompressor(n, &mut |d| {
+            if let Some(m) = mask {
+                d.set_maskout(m);
+            }
+            d.decompress(&c, dest)
+        })
+    }
+}

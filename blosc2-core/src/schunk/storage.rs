@@ -1,0 +1,416 @@
+//! Where a super-chunk lives and how one comes to be: the [`Storage`] a new
+//! one is made with, the [`Kind`] of backing it has, and the ways to get
+//! one (a new one, one read from a frame buffer, one opened from a frame
+//! file or sparse frame directory, a copy into other storage).
+//!
+//! Separate from the operations on a super-chunk because reading a frame
+//! in (counters, index, special chunks, sizes of variable chunks) is a
+//! concern of its own that every other file takes as done.
+
+use super::{Backing, Entry, Slot, SuperChunk, VL_BLOCKS_FLAG};
+use crate::chunk::header::EXTENDED_HEADER_LENGTH;
+use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor, SplitMode};
+use crate::error::{ErrorKind, Result};
+use crate::frame::header::FrameHeader;
+use crate::frame::{self, index, sframe, SliceSource, StreamSource};
+use crate::io::{Backend, Mode};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Where a new super-chunk lives.
+#[derive(Clone)]
+pub struct Storage {
+    pub contiguous: bool,
+    pub urlpath: Option<PathBuf>,
+    pub cparams: CParams,
+    pub dparams: DParams,
+    pub io: Arc<dyn Backend>,
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        Storage {
+            contiguous: false,
+            urlpath: None,
+            cparams: CParams::default(),
+            dparams: DParams::default(),
+            io: crate::io::default_backend(),
+        }
+    }
+}
+
+/// What kind of storage a super-chunk has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Chunks,
+    MemFrame,
+    File,
+    Dir,
+}
+
+impl SuperChunk {
+    fn empty(storage: &Storage, backing: Backing) -> SuperChunk {
+        SuperChunk {
+            cparams: storage.cparams.clone(),
+            dparams: storage.dparams.clone(),
+            blocksize: storage.cparams.blocksize,
+            chunksize: -1,
+            nbytes: 0,
+            cbytes: 0,
+            flags2: 0,
+            entries: Vec::new(),
+            backing,
+            io: storage.io.clone(),
+            reader: Mutex::new(None),
+            comp: Mutex::new(Compressor::new(storage.cparams.clone())),
+            decomp: Mutex::new(Decompressor::new(storage.dparams.clone())),
+            contexts: None,
+            owner: 0,
+            scratch: Mutex::new(Vec::new()),
+            chunk_pool: Mutex::new(None),
+            metalayers: Vec::new(),
+            vlmetalayers: Vec::new(),
+            repeat_index: false,
+            created: Vec::new(),
+            obsolete: Vec::new(),
+            dropped: Vec::new(),
+            anchor: None,
+            disk_moved: false,
+            pristine_len: None,
+            batch_depth: 0,
+            gaps: None,
+            lock: None,
+            seen: Vec::new(),
+        }
+    }
+
+    /// A new, empty super-chunk (`blosc2_schunk_new`). On disk, the frame
+    /// file or directory must not exist yet.
+    pub fn new(storage: Storage) -> Result<SuperChunk> {
+        let backing = match (&storage.urlpath, storage.contiguous) {
+            (None, false) => Backing::Chunks,
+            (None, true) => Backing::MemFrame,
+            (Some(p), true) => {
+                if p.exists() {
+                    return Err(ErrorKind::FileOpen);
+                }
+                Backing::File {
+                    path: p.clone(),
+                    base: 0,
+                    header_len: 0,
+                    data_len: 0,
+                    dead_tail: 0,
+                }
+            }
+            (Some(p), false) => {
+                std::fs::create_dir(p).map_err(|_| ErrorKind::FileOpen)?;
+                Backing::Dir { path: p.clone() }
+            }
+        };
+        let mut sc = SuperChunk::empty(&storage, backing);
+        sc.rewrite()?;
+        Ok(sc)
+    }
+
+    fn from_info(
+        info: &frame::FrameInfo,
+        backing: Backing,
+        io: Arc<dyn Backend>,
+        dparams: DParams,
+    ) -> SuperChunk {
+        let h = &info.header;
+        let cparams = CParams {
+            compcode: h.compcode,
+            compcode_meta: h.compcode_meta,
+            clevel: h.clevel,
+            use_dict: h.use_dict,
+            typesize: h.typesize,
+            nthreads: h.nthreads_c.max(1),
+            blocksize: h.blocksize,
+            splitmode: SplitMode::from_i32(h.splitmode as i32),
+            filters: h.filters,
+            filters_meta: h.filters_meta,
+            instr_codec: false,
+        };
+        let storage = Storage {
+            contiguous: true,
+            urlpath: None,
+            cparams,
+            dparams,
+            io,
+        };
+        let mut sc = SuperChunk::empty(&storage, backing);
+        sc.chunksize = h.chunksize;
+        sc.nbytes = h.nbytes;
+        sc.cbytes = h.cbytes;
+        sc.metalayers = info.metalayers.clone();
+        sc.vlmetalayers = info.vlmetalayers.clone();
+        sc
+    }
+
+    /// Nominal size of chunk `i` of `n` in a frame of fixed chunk size; -1
+    /// (unknown until its header is read) for variable-size chunks.
+    fn nominal_nbytes(h: &FrameHeader, i: i64, n: i64) -> i32 {
+        if h.chunksize <= 0 {
+            return -1;
+        }
+        let cs = h.chunksize as i64;
+        if i == n - 1 && h.nbytes % cs != 0 {
+            (h.nbytes % cs) as i32
+        } else {
+            h.chunksize
+        }
+    }
+
+    /// A contiguous frame held in a buffer (`blosc2_schunk_from_buffer`).
+    /// `copy` gives a plain in-memory super-chunk, as upstream does.
+    pub fn from_buffer(buf: &[u8], copy: bool) -> Result<SuperChunk> {
+        let info = frame::read_info(&mut SliceSource(buf), false, true)?;
+        let backing = if copy {
+            Backing::Chunks
+        } else {
+            Backing::MemFrame
+        };
+        let mut sc = SuperChunk::from_info(
+            &info,
+            backing,
+            crate::io::default_backend(),
+            DParams::default(),
+        );
+        let h = &info.header;
+        let data_start = h.header_len as i64;
+        let mut cbytes = 0i64;
+        let mut nbytes = 0i64;
+        for (i, &off) in info.offsets.iter().enumerate() {
+            let nominal = Self::nominal_nbytes(h, i as i64, info.nchunks);
+            let (slot, nb) = match index::offset_special(off)? {
+                Some(k) => (Slot::Special(k), nominal),
+                None => {
+                    let c = frame::read_chunk(&mut SliceSource(buf), data_start, h.cbytes, off)?;
+                    let nb = ChunkHeader::read(&c)?.nbytes;
+                    if nominal >= 0 && nb != nominal {
+                        return Err(ErrorKind::InvalidHeader);
+                    }
+                    (Slot::Data(c), nb)
+                }
+            };
+            sc.entries.push(Entry { slot, nbytes: nb });
+        }
+        sc.resolve_special_sizes(h.nbytes)?;
+        for i in 0..sc.entries.len() {
+            if copy {
+                if let Slot::Special(_) = sc.entries[i].slot {
+                    sc.entries[i].slot = Slot::Data(sc.special_chunk(&sc.entries[i])?);
+                }
+            }
+            if let Slot::Data(d) = &sc.entries[i].slot {
+                cbytes += d.len() as i64;
+            }
+            nbytes += sc.entries[i].nbytes as i64;
+        }
+        if nbytes != h.nbytes {
+            return Err(ErrorKind::InvalidHeader);
+        }
+        if copy {
+            sc.cbytes = cbytes;
+        } else {
+            sc.pristine_len = Some(h.frame_len);
+        }
+        sc.read_flags2()?;
+        Ok(sc)
+    }
+
+    /// Open a frame file at `offset`, or a sparse frame directory.
+    pub fn open(path: &Path, offset: u64, io: Arc<dyn Backend>) -> Result<SuperChunk> {
+        let meta = std::fs::metadata(path).map_err(|_| ErrorKind::FileOpen)?;
+        if meta.is_dir() {
+            if offset != 0 {
+                return Err(ErrorKind::InvalidParam);
+            }
+            let mut s = io.open(&sframe::index_path(path), Mode::Read)?;
+            let info = frame::read_info(
+                &mut StreamSource {
+                    stream: s.as_mut(),
+                    base: 0,
+                },
+                true,
+                false,
+            )?;
+            let backing = Backing::Dir {
+                path: path.to_path_buf(),
+            };
+            let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
+            sc.fill_entries(&info, Slot::File)?;
+            sc.read_flags2()?;
+            sc.seen = sc.disk_mark()?;
+            return Ok(sc);
+        }
+        let mut s = io.open(path, Mode::Read)?;
+        let info = frame::read_info(
+            &mut StreamSource {
+                stream: s.as_mut(),
+                base: offset,
+            },
+            false,
+            false,
+        )?;
+        let backing = Backing::File {
+            path: path.to_path_buf(),
+            base: offset,
+            header_len: info.header.header_len as i64,
+            data_len: info.header.cbytes,
+            dead_tail: info.header.frame_len - info.header.header_len as i64 - info.header.cbytes,
+        };
+        let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
+        *sc.reader.lock().map_err(|_| ErrorKind::Failure)? = Some(s);
+        sc.fill_entries(&info, Slot::Disk)?;
+        sc.read_flags2()?;
+        sc.seen = sc.disk_mark()?;
+        Ok(sc)
+    }
+
+    fn fill_entries(&mut self, info: &frame::FrameInfo, regular: fn(i64) -> Slot) -> Result<()> {
+        let h = &info.header;
+        for (i, &off) in info.offsets.iter().enumerate() {
+            let slot = match index::offset_special(off)? {
+                Some(k) => Slot::Special(k),
+                None => regular(off),
+            };
+            self.entries.push(Entry {
+                slot,
+                nbytes: Self::nominal_nbytes(h, i as i64, info.nchunks),
+            });
+        }
+        if h.variable_chunks() {
+            // each chunk's size is in its own header
+            for i in 0..self.entries.len() {
+                if matches!(self.entries[i].slot, Slot::Special(_)) {
+                    continue;
+                }
+                let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+                self.read_part(i, 0, &mut hb)?;
+                let nb = ChunkHeader::read(&hb)?.nbytes;
+                self.entries[i].nbytes = nb;
+            }
+            self.resolve_special_sizes(h.nbytes)?;
+            let sum: i64 = self.entries.iter().map(|e| e.nbytes as i64).sum();
+            if sum != h.nbytes {
+                return Err(ErrorKind::InvalidHeader);
+            }
+        }
+        Ok(())
+    }
+
+    /// Special offsets carry no size, so in a frame of variable-size chunks
+    /// the size of a special chunk is what the others leave of the total.
+    /// That is decidable for one such chunk only (this library never writes
+    /// special offsets into such frames; the reference misreads them).
+    fn resolve_special_sizes(&mut self, total: i64) -> Result<()> {
+        let unknown: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| self.entries[i].nbytes < 0)
+            .collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        if unknown.len() > 1 {
+            return Err(ErrorKind::FrameSpecial);
+        }
+        let known: i64 = self
+            .entries
+            .iter()
+            .filter(|e| e.nbytes >= 0)
+            .map(|e| e.nbytes as i64)
+            .sum();
+        let left = total - known;
+        if left < 0 || left > i32::MAX as i64 {
+            return Err(ErrorKind::InvalidHeader);
+        }
+        self.entries[unknown[0]].nbytes = left as i32;
+        Ok(())
+    }
+
+    /// The chunks' second flags byte (VL blocks or not) as the first chunk
+    /// has it.
+    fn read_flags2(&mut self) -> Result<()> {
+        if self.entries.is_empty() {
+            return Ok(());
+        }
+        self.flags2 = self.stored_header(0)?.blosc2_flags2;
+        Ok(())
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self.backing {
+            Backing::Chunks => Kind::Chunks,
+            Backing::MemFrame => Kind::MemFrame,
+            Backing::File { .. } => Kind::File,
+            Backing::Dir { .. } => Kind::Dir,
+        }
+    }
+
+    pub fn is_frame(&self) -> bool {
+        !matches!(self.backing, Backing::Chunks)
+    }
+
+    pub fn urlpath(&self) -> Option<&Path> {
+        match &self.backing {
+            Backing::File { path, .. } | Backing::Dir { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// Whether chunks made with `cp` can be taken as they are by a copy
+    /// asked to compress with `cp`: the reference compares codec, level,
+    /// typesize, dictionary use, block size (0 meaning this one's) and
+    /// filters, and ignores threads and split mode.
+    fn compresses_as(&self, cp: &CParams) -> bool {
+        let mine = &self.cparams;
+        cp.compcode == mine.compcode
+            && cp.clevel == mine.clevel
+            && cp.typesize == mine.typesize
+            && cp.use_dict == mine.use_dict
+            && (cp.blocksize == 0
+                || cp.blocksize == self.blocksize
+                || cp.blocksize == mine.blocksize)
+            && cp.filters == mine.filters
+            && cp.filters_meta == mine.filters_meta
+    }
+
+    /// Copy into new storage (`blosc2_schunk_copy`). The copy compresses
+    /// with `storage.cparams`: chunks are taken as they are when those
+    /// compress as this super-chunk does (or hold VL blocks), and are
+    /// decompressed and compressed again otherwise.
+    pub fn copy_to(&self, storage: Storage) -> Result<SuperChunk> {
+        let mut st = storage;
+        let same = self.compresses_as(&st.cparams) || self.flags2 & VL_BLOCKS_FLAG != 0;
+        if same {
+            st.cparams = CParams {
+                nthreads: st.cparams.nthreads,
+                ..self.cparams.clone()
+            };
+        }
+        let mut sc = SuperChunk::new(st)?;
+        if same {
+            sc.blocksize = self.blocksize;
+        }
+        for m in &self.metalayers {
+            sc.meta_add(&m.name, &m.content)?;
+        }
+        let mut buf = Vec::new();
+        for i in 0..self.nchunks() {
+            if same {
+                let c = self.chunk(i)?;
+                sc.append_chunk(&c)?;
+            } else {
+                let nb = usize::try_from(self.entries[i as usize].nbytes)
+                    .map_err(|_| ErrorKind::ChunkAppend)?;
+                buf.resize(nb, 0);
+                let n = self.decompress_chunk(i, &mut buf)?;
+                sc.append_buffer(&buf[..n])?;
+            }
+        }
+        sc.vlmetalayers = self.vlmetalayers.clone();
+        sc.flush()?;
+        Ok(sc)
+    }
+}

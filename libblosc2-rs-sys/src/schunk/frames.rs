@@ -1,0 +1,152 @@
+//! The super-chunk as a contiguous frame: serialized into a buffer (or the
+//! caller's own frame handed back), written or appended to a file, its
+//! length, and the chunk offsets of its frame.
+//!
+//! Separate because these export the super-chunk rather than change or
+//! read its data.
+
+use super::call::{c_path, with};
+use crate::boundary::{err, guard};
+use crate::reading::reading;
+use crate::types::blosc2_schunk;
+use blosc2_core::error::ErrorKind;
+use std::ffi::c_char;
+use std::ptr;
+
+/// Serialize into a contiguous frame: a new malloc()ed buffer, or the
+/// caller's own frame while a super-chunk made from it is unchanged.
+///
+/// # Safety
+/// `schunk` is live; `cframe` and `needs_free` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_buffer(
+    schunk: *mut blosc2_schunk,
+    cframe: *mut *mut u8,
+    needs_free: *mut bool,
+) -> i64 {
+    guard(
+        "blosc2_schunk_to_buffer",
+        ErrorKind::Failure.code() as i64,
+        || {
+            // SAFETY: per the contract.
+            let Some(h) = (unsafe { reading(schunk) }).ok() else {
+                return err(ErrorKind::NullPointer) as i64;
+            };
+            if cframe.is_null() || needs_free.is_null() {
+                return err(ErrorKind::NullPointer) as i64;
+            }
+            // an unchanged frame adopted from the caller is handed back as
+            // it is, as upstream hands out its in-memory frame
+            if let (false, Some(n)) = (h.cframe.is_null(), h.core.pristine_len()) {
+                // SAFETY: out pointers writable per contract.
+                unsafe {
+                    *cframe = h.cframe;
+                    *needs_free = false;
+                }
+                return n;
+            }
+            let f = match h.core.to_frame() {
+                Ok(f) => f,
+                Err(e) => return err(e) as i64,
+            };
+            // SAFETY: plain allocation.
+            let p = unsafe { libc::malloc(f.len()) }.cast::<u8>();
+            if p.is_null() {
+                return err(ErrorKind::MemoryAlloc) as i64;
+            }
+            // SAFETY: p has f.len() writable bytes; out pointers writable per contract.
+            unsafe {
+                ptr::copy_nonoverlapping(f.as_ptr(), p, f.len());
+                *cframe = p;
+                *needs_free = true;
+            }
+            f.len() as i64
+        },
+    )
+}
+
+/// Write as a contiguous frame file; returns its length.
+///
+/// # Safety
+/// `schunk` is live; `urlpath` is a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> i64 {
+    guard(
+        "blosc2_schunk_to_file",
+        ErrorKind::Failure.code() as i64,
+        || {
+            // SAFETY: per the contract.
+            let Some(path) = (unsafe { c_path(urlpath) }) else {
+                return err(ErrorKind::NullPointer) as i64;
+            };
+            // SAFETY: forwarded contract.
+            unsafe { with(schunk, |core| core.to_file(&path)) }
+        },
+    )
+}
+
+/// Append as a contiguous frame to a file; returns where it starts.
+///
+/// # Safety
+/// `schunk` is live; `urlpath` is a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> i64 {
+    guard(
+        "blosc2_schunk_append_file",
+        ErrorKind::Failure.code() as i64,
+        || {
+            // SAFETY: per the contract.
+            let Some(path) = (unsafe { c_path(urlpath) }) else {
+                return err(ErrorKind::NullPointer) as i64;
+            };
+            // SAFETY: forwarded contract.
+            unsafe { with(schunk, |core| core.append_file(&path)) }
+        },
+    )
+}
+
+/// Length of the frame behind the super-chunk (an estimate without one).
+///
+/// # Safety
+/// `schunk` is live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
+    guard(
+        "blosc2_schunk_frame_len",
+        ErrorKind::Failure.code() as i64,
+        || {
+            // SAFETY: forwarded contract.
+            unsafe { with(schunk, |core| core.frame_len()) }
+        },
+    )
+}
+
+/// The chunk offsets of the frame (malloc()ed, `nchunks` values), or NULL.
+///
+/// # Safety
+/// `schunk` is live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
+    guard("blosc2_frame_get_offsets", ptr::null_mut(), || {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { reading(schunk) }).ok() else {
+            return ptr::null_mut();
+        };
+        let Ok(offs) = h.core.offsets() else {
+            return ptr::null_mut();
+        };
+        // SAFETY: plain allocation.
+        let p = unsafe { libc::malloc(offs.len().max(1) * 8) }.cast::<i64>();
+        if !p.is_null() {
+            // SAFETY: p has room for offs.len() values.
+            unsafe { ptr::copy_nonoverlapping(offs.as_ptr(), p, offs.len()) };
+        }
+        p
+    })
+}

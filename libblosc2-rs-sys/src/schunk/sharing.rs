@@ -1,0 +1,50 @@
+//! A frame on disk shared with other handles and processes: the frame lock
+//! held across several calls (`blosc2_schunk_lock`, `_unlock`) and reading
+//! back what others changed (`blosc2_schunk_refresh`).
+//!
+//! Separate because only these calls are about other handles rather than
+//! this one's data.
+
+use super::call::with;
+use crate::boundary::ffi_int;
+use crate::types::blosc2_schunk;
+use std::ffi::c_int;
+
+/// Take the frame lock exclusively across several calls (re-entrant; a
+/// no-op returning 0 unless locking is on for this handle).
+///
+/// # Safety
+/// `schunk` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
+    ffi_int!("blosc2_schunk_lock", {
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |core| core.lock().map(|()| 0i64)) as c_int }
+    })
+}
+
+/// Release the lock taken by `blosc2_schunk_lock`.
+///
+/// # Safety
+/// `schunk` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
+    ffi_int!("blosc2_schunk_unlock", {
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |core| core.unlock().map(|()| 0i64)) as c_int }
+    })
+}
+
+/// Re-read counters, chunk index and metalayers of a frame on disk that
+/// another handle (or process) changed: 1 when something changed, 0 when
+/// already current (and for super-chunks in memory), negative on errors.
+///
+/// # Safety
+/// `schunk` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
+    ffi_int!("blosc2_schunk_refresh", {
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |core| core.refresh().map(i64::from)) as c_int }
+    })
+}

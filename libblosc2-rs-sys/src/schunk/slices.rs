@@ -1,0 +1,120 @@
+//! Item ranges: `blosc2_schunk_get_slice_buffer` and
+//! `blosc2_schunk_set_slice_buffer` (a slice written as one change under
+//! the frame lock, its chunks compressed with the super-chunk shared).
+//!
+//! Separate from the chunk functions because they work on items, across
+//! chunk boundaries.
+
+use super::call::{pull, with};
+use crate::boundary::{err, ffi_int};
+use crate::handle::{handle, handle_ref};
+use crate::reading::reading;
+use crate::types::blosc2_schunk;
+use blosc2_core::error::ErrorKind;
+use std::ffi::{c_int, c_void};
+
+/// Items `start..stop` into `buffer`.
+///
+/// # Safety
+/// `schunk` is live; `buffer` has `(stop - start) * typesize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    ffi_int!("blosc2_schunk_get_slice_buffer", {
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { reading(schunk) }).ok() else {
+            return err(ErrorKind::NullPointer);
+        };
+        let ts = h.core.typesize() as i64;
+        let Some(len) = stop
+            .checked_sub(start)
+            .and_then(|n| n.checked_mul(ts))
+            .filter(|&n| n >= 0)
+        else {
+            return err(ErrorKind::InvalidParam);
+        };
+        if buffer.is_null() && len > 0 {
+            return err(ErrorKind::NullPointer);
+        }
+        // SAFETY: `len` writable bytes per the contract.
+        let out = unsafe { crate::ptr::out_slice(buffer, len as usize) };
+        match h.core.get_slice(start, stop, out) {
+            Ok(()) => 0,
+            Err(e) => err(e),
+        }
+    })
+}
+
+/// Overwrite items `start..stop` from `buffer`.
+///
+/// # Safety
+/// `schunk` is live; `buffer` has `(stop - start) * typesize` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
+    ffi_int!("blosc2_schunk_set_slice_buffer", {
+        // SAFETY: per the contract.
+        let ts = match unsafe { handle(schunk) } {
+            Some(h) => h.core.typesize() as i64,
+            None => return err(ErrorKind::NullPointer),
+        };
+        let Some(len) = stop
+            .checked_sub(start)
+            .and_then(|n| n.checked_mul(ts))
+            .filter(|&n| n >= 0)
+        else {
+            return err(ErrorKind::InvalidParam);
+        };
+        if buffer.is_null() && len > 0 {
+            return err(ErrorKind::NullPointer);
+        }
+        // SAFETY: `len` readable bytes per the contract.
+        let src = unsafe { crate::ptr::in_slice(buffer, len as usize) };
+        // SAFETY: per the contract.
+        unsafe { pull(schunk) };
+        // With locking, the whole slice is one change: the frame lock is
+        // held across the chunk updates, so a locked reader never sees half
+        // of them (and the updates are made from the frame as it is now).
+        // SAFETY: per the contract.
+        if let Err(e) = unsafe { handle(schunk) }.map_or(Ok(()), |h| h.core.lock()) {
+            return err(e);
+        }
+        // The new chunks are made with the super-chunk shared (plugins may
+        // read it), then stored.
+        // SAFETY: per the contract.
+        let updates =
+            match unsafe { handle_ref(schunk) }.map(|h| h.core.slice_updates(start, stop, src)) {
+                Some(Ok(u)) => Ok(u),
+                Some(Err(e)) => Err(e),
+                None => Err(ErrorKind::NullPointer),
+            };
+        // SAFETY: forwarded contract.
+        let r = match updates {
+            Ok(updates) => unsafe {
+                with(schunk, |core| {
+                    // one pass over a frame file for the whole slice
+                    core.begin_batch();
+                    let r = updates
+                        .iter()
+                        .try_for_each(|(n, c)| core.update_chunk(*n, c).map(|_| ()));
+                    core.end_batch();
+                    r.map(|_| 0i64)
+                })
+            },
+            Err(e) => err(e) as i64,
+        };
+        // SAFETY: per the contract.
+        if let Some(h) = unsafe { handle(schunk) } {
+            let _ = h.core.unlock();
+        }
+        r as c_int
+    })
+}
