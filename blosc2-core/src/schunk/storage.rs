@@ -222,10 +222,31 @@ impl SuperChunk {
 
     /// Open a frame file at `offset`, or a sparse frame directory.
     pub fn open(path: &Path, offset: u64, io: Arc<dyn Backend>) -> Result<SuperChunk> {
-        let meta = std::fs::metadata(path).map_err(|_| ErrorKind::FileOpen)?;
+        // the parsers say what is wrong and where; this says in which file
+        Self::open_inner(path, offset, io).map_err(|k| {
+            crate::traced!(
+                k,
+                "Cannot open the frame in '{}' (at offset {offset}): {}",
+                path.display(),
+                k.message()
+            )
+        })
+    }
+
+    fn open_inner(path: &Path, offset: u64, io: Arc<dyn Backend>) -> Result<SuperChunk> {
+        let meta = std::fs::metadata(path).map_err(|e| {
+            crate::traced!(
+                ErrorKind::FileOpen,
+                "Cannot get information about the path '{}': {e}",
+                path.display()
+            )
+        })?;
         if meta.is_dir() {
             if offset != 0 {
-                return Err(ErrorKind::InvalidParam);
+                return Err(crate::traced!(
+                    ErrorKind::InvalidParam,
+                    "A sparse frame directory has no offset (asked {offset})"
+                ));
             }
             let mut s = io.open(&sframe::index_path(path), Mode::Read)?;
             let info = frame::read_info(
