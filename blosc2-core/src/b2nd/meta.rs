@@ -79,15 +79,20 @@ pub fn serialize(
     rmp::encode::write_array_len(&mut out, 7).map_err(|_| ErrorKind::Failure)?;
     rmp::encode::write_pfix(&mut out, METALAYER_VERSION).map_err(|_| ErrorKind::Failure)?;
     rmp::encode::write_pfix(&mut out, ndim as u8).map_err(|_| ErrorKind::Failure)?;
-    rmp::encode::write_array_len(&mut out, ndim as u32).map_err(|_| ErrorKind::Failure)?;
+    // The three arrays always take a one-byte fixarray marker, 0x90 + ndim,
+    // as the reference writes and reads them: for 16 dimensions that byte
+    // is 0xa0 (not a valid fixarray), where rmp would write a 3-byte
+    // array16 marker that neither library then reads.
+    let marker = 0x90 + ndim as u8;
+    out.push(marker);
     for &s in shape {
         w(rmp::encode::write_i64(&mut out, s))?;
     }
-    rmp::encode::write_array_len(&mut out, ndim as u32).map_err(|_| ErrorKind::Failure)?;
+    out.push(marker);
     for &c in chunkshape {
         w(rmp::encode::write_i32(&mut out, c))?;
     }
-    rmp::encode::write_array_len(&mut out, ndim as u32).map_err(|_| ErrorKind::Failure)?;
+    out.push(marker);
     for &b in blockshape {
         w(rmp::encode::write_i32(&mut out, b))?;
     }
@@ -200,6 +205,27 @@ mod tests {
             dtype: Some("<f8".into()),
             dtype_format: 0,
         }
+    }
+
+    #[test]
+    fn sixteen_dimensions_round_trip_with_one_byte_array_markers() {
+        // found by the b2nd_open fuzzer: ndim 16 used to get 3-byte array16
+        // markers, which the reader (ours and the reference's) misreads
+        let m = Meta {
+            version: 0,
+            shape: (1..=16).collect(),
+            chunkshape: vec![1; 16],
+            blockshape: vec![1; 16],
+            dtype: None,
+            dtype_format: 0,
+        };
+        let b = m.serialize().unwrap();
+        assert_eq!(b[3], 0xa0, "the reference writes 0x90 + ndim");
+        assert_eq!(b.len(), 3 + (1 + 16 * 9) + 2 * (1 + 16 * 5) + 1 + 5 + 3);
+        let (back, used) = deserialize(&b).unwrap();
+        assert_eq!(used, b.len());
+        assert_eq!(back.shape, m.shape);
+        assert_eq!(back.blockshape, m.blockshape);
     }
 
     #[test]
