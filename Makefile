@@ -3,7 +3,7 @@
 #   make                      cargo build --release
 #   make install PREFIX=DIR   lib/libblosc2.so.9 (+ .so link, .a), include/,
 #                             lib/pkgconfig/blosc2.pc and blosc2-static.pc,
-#                             lib/cmake/Blosc2/
+#                             lib/cmake/Blosc2/, bin/b2 (the command-line tool)
 #   make test                 everything CI runs (scripts/run-tests.sh), with a summary
 #   make test-conformance     upstream's own tests and examples on our library
 #   make test-clients         python-blosc2's test suite on our library (long)
@@ -29,6 +29,9 @@ TARGET_DIR ?= $${CARGO_TARGET_DIR:-target}
 # reference C library: see `make test-c-ref`.
 SRC_SO ?= $(TARGET_DIR)/release/libblosc2.so
 SRC_A ?= $(TARGET_DIR)/release/libblosc2.a
+# The `b2` command-line tool; installed into bin/ when it was built (a
+# prefix made from another libblosc2, as `make test-c-ref` does, has none).
+SRC_BIN ?= $(TARGET_DIR)/release/b2
 SRC_INCLUDE ?= include
 
 # System libraries a Rust staticlib needs when linked into a C program, from
@@ -72,6 +75,10 @@ install-files:
 	ln -sf "libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so"
 	install -m 644 "$(SRC_A)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.a"
 	# the build keeps debug info for profiling; an installed library need not
+	if [ -f "$(SRC_BIN)" ]; then \
+		mkdir -p "$(DESTDIR)$(PREFIX)/bin" && install -m 755 "$(SRC_BIN)" "$(DESTDIR)$(PREFIX)/bin/b2" && \
+		{ ! command -v strip >/dev/null 2>&1 || strip --strip-debug "$(DESTDIR)$(PREFIX)/bin/b2"; }; \
+	else echo "install: $(SRC_BIN) not built, no bin/b2"; fi
 	if command -v strip >/dev/null 2>&1; then \
 		strip --strip-debug "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.a"; \
 	fi
@@ -93,6 +100,7 @@ install-files:
 		cmake/Blosc2Targets.cmake.in > "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2/Blosc2Targets.cmake"
 
 uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/b2"
 	rm -f "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so" \
 		"$(DESTDIR)$(PREFIX)/lib/libblosc2.a" "$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2.pc" \
 		"$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2-static.pc" \

@@ -109,6 +109,25 @@ for f in lib/libblosc2.so.9 lib/libblosc2.so lib/libblosc2.a include/blosc2.h in
 done
 if [ -z "$missing" ]; then pass install-layout; else fail install-layout "missing:$missing"; fi
 
+# --- the installed b2 tool ---------------------------------------------------
+# A prefix made from another libblosc2 (make test-c-ref) has no bin/b2.
+if [ -x "$P/bin/b2" ]; then
+    log=$OUT/logs/b2-tool.log
+    t=$OUT/b2-tool
+    rm -rf "$t" && mkdir -p "$t"
+    head -c 3000000 /dev/zero | tr '\0' 'a' >"$t/in.raw"
+    if "$P/bin/b2" compress "$t/in.raw" "$t/f.b2frame" --codec zstd --chunksize 1000000 >"$log" 2>&1 &&
+        "$P/bin/b2" verify "$t/f.b2frame" >>"$log" 2>&1 &&
+        "$P/bin/b2" decompress "$t/f.b2frame" "$t/back.raw" >>"$log" 2>&1 &&
+        cmp -s "$t/in.raw" "$t/back.raw" && "$P/bin/b2" info "$t/f.b2frame" >>"$log" 2>&1; then
+        pass b2-tool
+    else
+        fail b2-tool "compress/verify/decompress/info through the installed bin/b2" "$log"
+    fi
+else
+    skip b2-tool "no bin/b2 in $P"
+fi
+
 # --- one program per c-tests/*.c ------------------------------------------
 # C_TESTS_VALGRIND=1 runs them under valgrind's memcheck: an invalid read or
 # write inside the library then fails the test (exit 99).

@@ -315,8 +315,9 @@ impl ChunkHeader {
         }
     }
 
-    /// The codec id the chunk was written with (user codec id when the format
-    /// says "user-defined").
+    /// The chunk's codec *format* (`compformat::*`: LZ4 and LZ4HC share
+    /// one, and ZLIB and ZSTD are 3 and 4 where their codec ids are 4 and
+    /// 5), or the codec id of a user-defined codec.
     pub fn compcode(&self) -> u8 {
         let f = self.compformat();
         if f == compformat::UDCODEC && self.is_extended() {
