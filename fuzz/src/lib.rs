@@ -10,10 +10,13 @@ use blosc2_core::chunk::header::{filter_id, MAX_FILTERS};
 use blosc2_core::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 
 mod b2nd_open;
+pub mod memio;
 mod schunk_ops;
+pub mod sframe;
 mod vlblocks;
 pub use b2nd_open::b2nd_open;
 pub use schunk_ops::schunk_ops;
+pub use sframe::sframe;
 pub use vlblocks::vlblocks;
 
 /// Largest destination buffer the harness allocates, so a header claiming a
@@ -386,5 +389,16 @@ pub fn open_frame(data: &[u8]) {
         let mut buf = vec![0u8; (n * ts) as usize];
         let _ = sc.get_slice(0, n, &mut buf);
         let _ = sc.to_frame();
+    }
+    // The same frame inside a file, after a prefix, read through an I/O
+    // backend: every chunk (the last one too), lazy chunks completed whole
+    // and in part.
+    let (_, file) = memio::anchors();
+    let prefix = data.len() % 61;
+    let mut bytes = vec![0xa5u8; prefix];
+    bytes.extend_from_slice(data);
+    let io = std::sync::Arc::new(memio::MemIo::new([(file.clone(), bytes)].into()));
+    if let Ok(sc) = SuperChunk::open(file, prefix as u64, io) {
+        sframe::read_all(&sc);
     }
 }

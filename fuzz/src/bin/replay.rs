@@ -2,7 +2,7 @@
 //! libFuzzer (or to replay a corpus/crash quickly under a debugger).
 //!
 //! ```text
-//! replay <decompress_chunk|roundtrip|open_frame|vlblocks|b2nd_open> [--seconds S] [--seed N] PATH...
+//! replay <decompress_chunk|roundtrip|open_frame|vlblocks|b2nd_open|schunk_ops|sframe> [--seconds S] [--seed N] PATH...
 //! replay seeds DIR
 //! ```
 //!
@@ -187,7 +187,7 @@ fn write_seeds(dir: &Path) -> std::io::Result<()> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|vlblocks|b2nd_open> [--seconds S] [--seed N] PATH...\n       replay seeds DIR";
+    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|vlblocks|b2nd_open|schunk_ops|sframe> [--seconds S] [--seed N] PATH...\n       replay seeds DIR";
     let Some(name) = args.first().cloned() else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -207,6 +207,7 @@ fn main() {
         "vlblocks" => blosc2_fuzz::vlblocks,
         "b2nd_open" => blosc2_fuzz::b2nd_open,
         "schunk_ops" => blosc2_fuzz::schunk_ops,
+        "sframe" => blosc2_fuzz::sframe,
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);
