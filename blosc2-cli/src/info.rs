@@ -1,300 +1,407 @@
-//! `b2 info`: what a frame, a sparse frame or a chunk holds, as JSON (for
-//! `--json`) and as text rendered from the same value.
+//! `b2 info`: everything a frame or chunk says about itself, read from
+//! headers only (no chunk is decompressed).
 
-use crate::source::{codec_name, filter_names, Source};
-use blosc2_core::b2nd::array::Array;
+use blosc2_core::b2nd::Meta;
+use blosc2_core::chunk::header::{blosc2_flags, flags};
 use blosc2_core::chunk::{ChunkHeader, Special};
-use blosc2_core::frame::header::FrameHeader;
-use blosc2_core::frame::{sframe, trailer};
-use blosc2_core::schunk::SuperChunk;
-use blosc2_core::Error;
+use blosc2_core::frame::header::{OFFSETS_64BIT, VARIABLE_CHUNKS, VL_BLOCKS};
+use blosc2_core::metalayers::Metalayer;
 use serde_json::{json, Value};
-use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::process::ExitCode;
 
-fn special_name(bits: u8) -> Option<&'static str> {
-    match Special::from_bits(bits) {
-        Some(Special::Zero) => Some("zeros"),
-        Some(Special::Nan) => Some("nans"),
-        Some(Special::Value) => Some("value"),
-        Some(Special::Uninit) => Some("uninit"),
-        _ => None,
-    }
-}
+use crate::input::{self, ChunkEntry, Frame, Input};
+use crate::names;
+use crate::{Fail, InfoArgs};
 
-/// A chunk records its codec's format, not the codec: LZ4HC chunks say
-/// LZ4 (one decoder reads both), and zlib and Zstd have format numbers of
-/// their own; plugin codecs give their id.
-fn chunk_codec_name(h: &ChunkHeader) -> String {
-    use blosc2_core::chunk::header::compformat;
-    match h.compformat() {
-        compformat::BLOSCLZ => "blosclz".into(),
-        compformat::LZ4 => "lz4".into(),
-        compformat::ZLIB => "zlib".into(),
-        compformat::ZSTD => "zstd".into(),
-        compformat::UDCODEC if h.is_extended() => codec_name(h.udcompcode),
-        other => format!("format{other}"),
-    }
-}
-
-/// One chunk's header as JSON.
-pub fn chunk_json(bytes: &[u8]) -> Value {
-    match ChunkHeader::read(bytes) {
-        Ok(h) => json!({
-            "version": h.version,
-            "nbytes": h.nbytes,
-            "cbytes": h.cbytes,
-            "blocksize": h.blocksize,
-            "typesize": h.typesize,
-            "codec": chunk_codec_name(&h),
-            "filters": filter_names(&h.filters, &h.filters_meta),
-            "special": special_name(h.special_bits()),
-            "memcpyed": h.is_memcpyed(),
-            "dict": h.uses_dict(),
-            "vl_blocks": h.is_vlblocks(),
+pub fn run(a: &InfoArgs) -> Result<ExitCode, Fail> {
+    let v = match input::open(&a.src.file, a.src.offset)? {
+        Input::Frame(f) => frame_json(&f),
+        Input::Chunk { path, bytes } => json!({
+            "file": path.display().to_string(),
+            "kind": "chunk",
+            "file_size": bytes.len(),
+            "chunk": chunk_json(&ChunkHeader::read(&bytes).map_err(|e| Fail::at(&path, "invalid chunk", e))?),
         }),
-        Err(k) => json!({ "error": k.message() }),
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print_human(&v);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ratio(nbytes: i64, cbytes: i64) -> f64 {
+    if cbytes > 0 {
+        nbytes as f64 / cbytes as f64
+    } else {
+        0.0
     }
 }
 
-/// The frame file's fixed header and trailer length, read from the file
-/// (the index file of a sparse frame).
-fn frame_header_json(path: &Path, offset: u64, sparse: bool) -> Value {
-    let file = if sparse {
-        sframe::index_path(path)
-    } else {
-        path.to_path_buf()
+fn filters_json(f: &[u8; 6], m: &[u8; 6]) -> Value {
+    Value::Array(
+        names::pipeline(f, m)
+            .into_iter()
+            .map(|(name, meta)| json!({"name": name, "meta": meta as i8}))
+            .collect(),
+    )
+}
+
+/// The facts of one chunk header.
+pub fn chunk_json(h: &ChunkHeader) -> Value {
+    let special = Special::from_bits(h.special_bits()).and_then(names::special_name);
+    json!({
+        "version": h.version,
+        "nbytes": h.nbytes,
+        "cbytes": h.cbytes,
+        "blocksize": h.blocksize,
+        "typesize": h.typesize,
+        "codec": names::chunk_codec_name(h.compcode(), h.compformat() == blosc2_core::chunk::header::compformat::UDCODEC && h.is_extended()),
+        "codec_meta": h.compcode_meta,
+        "filters": filters_json(&h.filters, &h.filters_meta),
+        "special": special,
+        "memcpyed": h.flags & flags::MEMCPYED != 0,
+        "dict": h.uses_dict(),
+        "vlblocks": h.is_vlblocks(),
+        "big_endian": h.is_extended() && h.blosc2_flags & blosc2_flags::BIGENDIAN != 0,
+    })
+}
+
+fn entry_json(f: &Frame, i: usize, e: &ChunkEntry) -> Value {
+    let mut v = match (&e.special_offset, &e.header) {
+        (Some(kind), _) => json!({
+            "nbytes": f.nominal_nbytes(i as i64),
+            "cbytes": 0,
+            "special": names::special_name(*kind),
+            "in_index": true,
+        }),
+        (None, Ok(h)) => chunk_json(h),
+        (None, Err(msg)) => json!({ "error": msg }),
     };
-    let read = || -> std::io::Result<(Vec<u8>, Vec<u8>)> {
-        let mut f = std::fs::File::open(&file)?;
-        f.seek(SeekFrom::Start(offset))?;
-        let mut head = vec![0u8; 87];
-        f.read_exact(&mut head)?;
-        let Ok(h) = FrameHeader::parse(&head) else {
-            return Ok((head, Vec::new()));
-        };
-        let end = offset.saturating_add(h.frame_len.max(0) as u64);
-        let mut last = vec![0u8; trailer::TRAILER_MINLEN];
-        f.seek(SeekFrom::Start(
-            end.saturating_sub(trailer::TRAILER_MINLEN as u64),
-        ))?;
-        f.read_exact(&mut last)?;
-        Ok((head, last))
+    if let Value::Object(m) = &mut v {
+        m.insert("chunk".into(), json!(i));
+        // special values in the index have no location
+        if e.special_offset.is_none() {
+            m.insert(
+                if f.is_sparse() {
+                    "file_number"
+                } else {
+                    "offset"
+                }
+                .into(),
+                json!(e.offset),
+            );
+        }
+    }
+    v
+}
+
+fn metas_json(list: &[Metalayer], vl: bool) -> Value {
+    Value::Array(
+        list.iter()
+            .map(|m| {
+                if vl {
+                    // stored compressed: the chunk header has both sizes
+                    let nb = ChunkHeader::read(&m.content).map(|h| h.nbytes).ok();
+                    json!({"name": m.name, "size": nb, "cbytes": m.content.len()})
+                } else {
+                    json!({"name": m.name, "size": m.content.len()})
+                }
+            })
+            .collect(),
+    )
+}
+
+fn b2nd_json(list: &[Metalayer]) -> Value {
+    let Some(m) = list
+        .iter()
+        .find(|m| m.name == "b2nd" || m.name == "caterva")
+    else {
+        return Value::Null;
     };
-    let Ok((head, last)) = read() else {
-        return json!({ "error": "cannot read the frame header" });
+    match Meta::deserialize(&m.content) {
+        Ok(meta) => json!({
+            "ndim": meta.ndim(),
+            "shape": meta.shape,
+            "chunkshape": meta.chunkshape,
+            "blockshape": meta.blockshape,
+            "dtype": meta.dtype,
+            "dtype_format": meta.dtype_format,
+        }),
+        Err(e) => json!({ "error": format!("invalid {} metalayer: {e}", m.name) }),
+    }
+}
+
+pub fn frame_json(f: &Frame) -> Value {
+    let h = f.header();
+    let info = &f.info;
+    let file_size = match &f.place {
+        input::Place::File { path, .. } => std::fs::metadata(path).map(|m| m.len()).ok(),
+        input::Place::Dir { path } => {
+            std::fs::metadata(blosc2_core::frame::sframe::index_path(path))
+                .map(|m| m.len())
+                .ok()
+        }
     };
-    match FrameHeader::parse(&head) {
-        Ok(h) => json!({
+    let chunks: Vec<Value> = f
+        .chunk_entries()
+        .iter()
+        .enumerate()
+        .map(|(i, e)| entry_json(f, i, e))
+        .collect();
+    json!({
+        "file": f.path().display().to_string(),
+        "kind": if f.is_sparse() { "sparse frame" } else { "contiguous frame" },
+        "offset": match &f.place { input::Place::File { offset, .. } => *offset, _ => 0 },
+        "file_size": file_size,
+        "frame": {
             "version": h.general_flags & 0x0f,
-            "frame_type": if h.frame_type & 0x0f == 1 { "sparse" } else { "contiguous" },
+            "general_flags": h.general_flags,
+            "offsets_64bit": h.general_flags & OFFSETS_64BIT != 0,
+            "variable_chunks": h.general_flags & VARIABLE_CHUNKS != 0,
+            "vl_blocks": h.general_flags & VL_BLOCKS != 0,
             "header_len": h.header_len,
             "frame_len": h.frame_len,
             "nbytes": h.nbytes,
             "cbytes": h.cbytes,
+            "ratio": ratio(h.nbytes, h.cbytes),
             "typesize": h.typesize,
             "blocksize": h.blocksize,
             "chunksize": h.chunksize,
-            "codec": codec_name(h.compcode),
+            "nchunks": info.nchunks,
+            "codec": names::codec_name(h.compcode),
+            "compcode": h.compcode,
+            "codec_meta": h.compcode_meta,
             "clevel": h.clevel,
-            "splitmode": h.splitmode,
-            "filters": filter_names(&h.filters, &h.filters_meta),
+            "splitmode": names::split_name(h.splitmode),
             "use_dict": h.use_dict,
-            "variable_chunks": h.variable_chunks(),
-            "trailer_len": trailer::trailer_len(&last, h.frame_len).ok(),
-        }),
-        Err(k) => json!({ "error": k.message() }),
-    }
-}
-
-fn b2nd_json(sc: &SuperChunk) -> Option<Value> {
-    sc.metalayers
-        .iter()
-        .any(|m| m.name == "b2nd" || m.name == "caterva")
-        .then(|| match Array::from_schunk(sc) {
-            Ok(a) => json!({
-                "ndim": a.ndim(),
-                "shape": a.shape(),
-                "chunkshape": a.chunkshape(),
-                "blockshape": a.blockshape(),
-                "dtype": a.dtype(),
-                "dtype_format": a.dtype_format(),
-                "typesize": a.typesize(),
-            }),
-            Err(k) => json!({ "error": k.message() }),
-        })
-}
-
-/// Everything `info` says about `src`.
-pub fn describe(src: &Source) -> Result<Value, Error> {
-    Ok(match src {
-        Source::Chunk { bytes, path } => json!({
-            "path": path.display().to_string(),
-            "kind": "chunk",
-            "chunk": chunk_json(bytes),
-        }),
-        Source::Frame {
-            sc,
-            path,
-            offset,
-            sparse,
-        } => {
-            let mut chunks = Vec::new();
-            for i in 0..sc.nchunks() {
-                chunks.push(match sc.chunk(i) {
-                    Ok(c) => chunk_json(&c),
-                    Err(k) => json!({ "error": k.message() }),
-                });
-            }
-            let metalayers: Vec<Value> = sc
-                .metalayers
-                .iter()
-                .map(|m| json!({ "name": m.name, "size": m.content.len() }))
-                .collect();
-            let vlmetalayers: Vec<Value> = sc
-                .vlmetalayers
-                .iter()
-                .map(|m| {
-                    json!({
-                        "name": m.name,
-                        "cbytes": m.content.len(),
-                        "nbytes": sc.vlmeta_get(&m.name).map(|v| v.len()).ok(),
-                    })
-                })
-                .collect();
-            json!({
-                "path": path.display().to_string(),
-                "kind": if *sparse { "sparse frame" } else { "contiguous frame" },
-                "offset": offset,
-                "header": frame_header_json(path, *offset, *sparse),
-                "nchunks": sc.nchunks(),
-                "nbytes": sc.nbytes(),
-                "cbytes": sc.cbytes(),
-                "typesize": sc.typesize(),
-                "chunksize": sc.chunksize(),
-                "metalayers": metalayers,
-                "vlmetalayers": vlmetalayers,
-                "b2nd": b2nd_json(sc),
-                "chunks": chunks,
-            })
-        }
+            "filters": filters_json(&h.filters, &h.filters_meta),
+            "nthreads_c": h.nthreads_c,
+            "nthreads_d": h.nthreads_d,
+        },
+        "trailer": {
+            "len": info.trailer_len,
+            "vlmetalayers": info.vlmetalayers.len(),
+        },
+        "metalayers": metas_json(&info.metalayers, false),
+        "vlmetalayers": metas_json(&info.vlmetalayers, true),
+        "b2nd": b2nd_json(&info.metalayers),
+        "chunks": chunks,
     })
 }
 
-fn ratio(nbytes: &Value, cbytes: &Value) -> String {
-    match (nbytes.as_f64(), cbytes.as_f64()) {
-        (Some(n), Some(c)) if c > 0.0 => format!("{:.2}x", n / c),
-        _ => "-".into(),
+fn s(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "-".into(),
+        other => other.to_string(),
     }
 }
 
-fn chunk_line(c: &Value) -> String {
-    if let Some(e) = c.get("error") {
-        return format!("error: {}", e.as_str().unwrap_or("?"));
-    }
-    let filters: Vec<&str> = c["filters"]
+fn filters_text(v: &Value) -> String {
+    let list: Vec<String> = v
         .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut s = format!(
-        "{:>10} -> {:>10} bytes ({:>7}), blocksize {}, {}",
-        c["nbytes"],
-        c["cbytes"],
-        ratio(&c["nbytes"], &c["cbytes"]),
-        c["blocksize"],
-        c["codec"].as_str().unwrap_or("?"),
-    );
-    if !filters.is_empty() {
-        s.push_str(&format!(" + {}", filters.join(",")));
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            let n = s(&f["name"]);
+            match f["meta"].as_i64() {
+                Some(0) | None => n,
+                Some(m) => format!("{n}:{m}"),
+            }
+        })
+        .collect();
+    if list.is_empty() {
+        "none".into()
+    } else {
+        list.join(",")
     }
-    if let Some(sp) = c["special"].as_str() {
-        s.push_str(&format!(" [special: {sp}]"));
-    }
-    if c["memcpyed"] == json!(true) {
-        s.push_str(" [stored]");
-    }
-    s
 }
 
-/// The text rendering of [`describe`]'s value.
-pub fn render(v: &Value) -> String {
-    let mut out = String::new();
-    let mut line = |s: String| {
-        out.push_str(&s);
-        out.push('\n');
-    };
-    line(format!(
-        "{}: {}",
-        v["path"].as_str().unwrap_or("?"),
-        v["kind"].as_str().unwrap_or("?")
-    ));
-    if v["kind"] == "chunk" {
-        line(format!("  {}", chunk_line(&v["chunk"])));
-        return out;
-    }
-    if v["offset"].as_u64().unwrap_or(0) > 0 {
-        line(format!("  at offset {}", v["offset"]));
-    }
-    let h = &v["header"];
-    if h.get("error").is_none() {
-        let filters: Vec<&str> = h["filters"]
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        line(format!(
-            "  frame format v{}, header {} bytes, frame {} bytes, trailer {} bytes",
-            h["version"], h["header_len"], h["frame_len"], h["trailer_len"]
-        ));
-        line(format!(
-            "  codec {} level {}, filters [{}], splitmode {}, blocksize {}{}",
-            h["codec"].as_str().unwrap_or("?"),
-            h["clevel"],
-            filters.join(", "),
-            h["splitmode"],
-            h["blocksize"],
-            if h["use_dict"] == json!(true) {
-                ", dictionary"
-            } else {
-                ""
-            }
-        ));
-    }
-    line(format!(
-        "  {} chunks of {} bytes, typesize {}: {} -> {} bytes ({})",
-        v["nchunks"],
-        v["chunksize"],
-        v["typesize"],
-        v["nbytes"],
-        v["cbytes"],
-        ratio(&v["nbytes"], &v["cbytes"])
-    ));
-    if let Some(b) = v["b2nd"].as_object() {
-        if let Some(e) = b.get("error") {
-            line(format!("  b2nd: {e}"));
+fn notes(c: &Value) -> String {
+    let mut notes = Vec::new();
+    if let Some(sp) = c["special"].as_str() {
+        notes.push(if c["in_index"].as_bool() == Some(true) {
+            format!("special: {sp} (index)")
         } else {
-            line(format!(
-                "  b2nd array: shape {}, chunks {}, blocks {}, dtype {}",
-                b["shape"], b["chunkshape"], b["blockshape"], b["dtype"]
-            ));
+            format!("special: {sp}")
+        });
+    }
+    for (k, label) in [("memcpyed", "memcpyed"), ("dict", "dict")] {
+        if c[k].as_bool() == Some(true) {
+            notes.push(label.to_string());
         }
     }
-    for (title, key, size) in [
-        ("metalayers", "metalayers", "size"),
-        ("vlmetalayers", "vlmetalayers", "nbytes"),
-    ] {
+    if c["vlblocks"].as_bool() == Some(true) {
+        // such chunks keep their block count where others keep a size
+        notes.push(format!("vl-blocks ({} blocks)", s(&c["blocksize"])));
+    }
+    notes.join(", ")
+}
+
+fn chunk_row(c: &Value) -> String {
+    if let Some(e) = c["error"].as_str() {
+        return format!("ERROR: {e}");
+    }
+    format!(
+        "{:>10} {:>10} {:>9}  {:<8} {:<20} {}",
+        s(&c["nbytes"]),
+        s(&c["cbytes"]),
+        s(&c["blocksize"]),
+        s(&c["codec"]),
+        if c["filters"].is_null() {
+            "-".into()
+        } else {
+            filters_text(&c["filters"])
+        },
+        notes(c)
+    )
+}
+
+fn print_human(v: &Value) {
+    println!("file:          {}", s(&v["file"]));
+    if v["kind"] == "chunk" {
+        println!("kind:          chunk ({} bytes)", s(&v["file_size"]));
+        let c = &v["chunk"];
+        println!("version:       {}", s(&c["version"]));
+        println!(
+            "sizes:         nbytes {}  cbytes {}  blocksize {}  typesize {}",
+            s(&c["nbytes"]),
+            s(&c["cbytes"]),
+            s(&c["blocksize"]),
+            s(&c["typesize"])
+        );
+        println!("codec:         {}", s(&c["codec"]));
+        println!("filters:       {}", filters_text(&c["filters"]));
+        let n = notes(c);
+        if !n.is_empty() {
+            println!("notes:         {n}");
+        }
+        return;
+    }
+    let fr = &v["frame"];
+    let mut kind = s(&v["kind"]);
+    if v["offset"].as_u64().unwrap_or(0) > 0 {
+        kind += &format!(" at offset {}", s(&v["offset"]));
+    }
+    println!("kind:          {kind}");
+    println!(
+        "frame:         version {}, header {} bytes, frame {} bytes, flags 0x{:02x}{}{}",
+        s(&fr["version"]),
+        s(&fr["header_len"]),
+        s(&fr["frame_len"]),
+        fr["general_flags"].as_u64().unwrap_or(0),
+        if fr["variable_chunks"] == true {
+            ", variable-size chunks"
+        } else {
+            ""
+        },
+        if fr["vl_blocks"] == true {
+            ", VL blocks"
+        } else {
+            ""
+        },
+    );
+    println!(
+        "sizes:         nbytes {}  cbytes {}  ratio {:.2}x",
+        s(&fr["nbytes"]),
+        s(&fr["cbytes"]),
+        fr["ratio"].as_f64().unwrap_or(0.0)
+    );
+    println!(
+        "chunks:        {} of {} bytes (typesize {}, blocksize {})",
+        s(&fr["nchunks"]),
+        match fr["chunksize"].as_i64() {
+            Some(0) => "variable size".to_string(),
+            Some(-1) => "no size yet".to_string(),
+            _ => s(&fr["chunksize"]),
+        },
+        s(&fr["typesize"]),
+        match fr["blocksize"].as_i64() {
+            Some(0) => "automatic".to_string(),
+            _ => s(&fr["blocksize"]),
+        }
+    );
+    println!(
+        "codec:         {} (id {}, meta {}), clevel {}, split {}{}",
+        s(&fr["codec"]),
+        s(&fr["compcode"]),
+        s(&fr["codec_meta"]),
+        s(&fr["clevel"]),
+        s(&fr["splitmode"]),
+        if fr["use_dict"] == true {
+            ", dictionary"
+        } else {
+            ""
+        }
+    );
+    println!("filters:       {}", filters_text(&fr["filters"]));
+    println!(
+        "trailer:       {} bytes, {} vlmetalayer(s)",
+        s(&v["trailer"]["len"]),
+        s(&v["trailer"]["vlmetalayers"])
+    );
+    let metas = |key: &str, label: &str| {
         let list = v[key].as_array().cloned().unwrap_or_default();
-        if !list.is_empty() {
-            let names: Vec<String> = list
-                .iter()
-                .map(|m| format!("{} ({} bytes)", m["name"].as_str().unwrap_or("?"), m[size]))
-                .collect();
-            line(format!("  {title}: {}", names.join(", ")));
+        if list.is_empty() {
+            println!("{label:<15}none");
+        }
+        for (i, m) in list.iter().enumerate() {
+            let head = if i == 0 { label } else { "" };
+            if m["cbytes"].is_null() {
+                println!("{head:<15}{} ({} bytes)", s(&m["name"]), s(&m["size"]));
+            } else {
+                println!(
+                    "{head:<15}{} ({} bytes, {} compressed)",
+                    s(&m["name"]),
+                    s(&m["size"]),
+                    s(&m["cbytes"])
+                );
+            }
+        }
+    };
+    metas("metalayers", "metalayers:");
+    metas("vlmetalayers", "vlmetalayers:");
+    let nd = &v["b2nd"];
+    if !nd.is_null() {
+        if let Some(e) = nd["error"].as_str() {
+            println!("b2nd:          {e}");
+        } else {
+            println!(
+                "b2nd:          ndim {}, dtype {}",
+                s(&nd["ndim"]),
+                s(&nd["dtype"])
+            );
+            println!("  shape:       {}", s(&nd["shape"]));
+            println!("  chunkshape:  {}", s(&nd["chunkshape"]));
+            println!("  blockshape:  {}", s(&nd["blockshape"]));
         }
     }
-    if let Some(chunks) = v["chunks"].as_array() {
-        for (i, c) in chunks.iter().enumerate() {
-            line(format!("  chunk {i:>6}: {}", chunk_line(c)));
-        }
+    let chunks = v["chunks"].as_array().cloned().unwrap_or_default();
+    if chunks.is_empty() {
+        return;
     }
-    out
+    let loc = if v["kind"] == "sparse frame" {
+        "file"
+    } else {
+        "offset"
+    };
+    println!();
+    println!(
+        "{:>7} {:>12} {:>10} {:>10} {:>9}  {:<8} {:<20} notes",
+        "chunk", loc, "nbytes", "cbytes", "blocksize", "codec", "filters"
+    );
+    for c in &chunks {
+        let at = if v["kind"] == "sparse frame" {
+            c["file_number"]
+                .as_i64()
+                .map(|n| format!("{:08X}", n as u32))
+                .unwrap_or_else(|| "-".into())
+        } else {
+            s(&c["offset"])
+        };
+        let line = format!("{:>7} {:>12} {}", s(&c["chunk"]), at, chunk_row(c));
+        println!("{}", line.trim_end());
+    }
 }

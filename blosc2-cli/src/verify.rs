@@ -1,0 +1,290 @@
+//! `b2 verify`: decompress everything and say where the first damage is.
+//!
+//! Blosc2 stores no checksums, so "good" means every header is valid, every
+//! chunk decompresses to the size its header and the frame promise, the
+//! sizes add up, and the metalayers decode.
+
+use blosc2_core::b2nd::Array;
+use blosc2_core::chunk::header::EXTENDED_HEADER_LENGTH;
+use blosc2_core::chunk::{ChunkHeader, DParams, Decompressor};
+use blosc2_core::frame::header::{FrameHeader, HEADER_MINLEN};
+use serde_json::json;
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::input::{self, Frame, Input};
+use crate::{progress, threads, Fail, VerifyArgs};
+
+/// The first problem found.
+struct Bad {
+    /// The chunk at fault, when the problem is in one.
+    chunk: Option<i64>,
+    why: String,
+}
+
+impl Bad {
+    fn chunk(n: i64, why: impl Into<String>) -> Bad {
+        Bad {
+            chunk: Some(n),
+            why: why.into(),
+        }
+    }
+    fn frame(why: impl Into<String>) -> Bad {
+        Bad {
+            chunk: None,
+            why: why.into(),
+        }
+    }
+}
+
+/// What a successful check covered.
+struct Good {
+    kind: &'static str,
+    nchunks: i64,
+    nbytes: i64,
+    cbytes: i64,
+}
+
+pub fn run(a: &VerifyArgs) -> Result<ExitCode, Fail> {
+    let path = &a.src.file;
+    let result = match input::open(path, a.src.offset) {
+        Ok(Input::Frame(f)) => check_frame(&f, a),
+        Ok(Input::Chunk { bytes, .. }) => check_chunk(&bytes, a.common.nthreads),
+        // a frame whose layout cannot be read: find the damage by walking
+        // its chunks section from the start
+        Err(fail) => match diagnose(path, a.src.offset) {
+            Some(bad) => Err(bad),
+            None => return Err(fail),
+        },
+    };
+    let file = path.display().to_string();
+    match result {
+        Ok(g) => {
+            if a.json {
+                println!(
+                    "{}",
+                    json!({"file": file, "ok": true, "kind": g.kind, "nchunks": g.nchunks,
+                           "nbytes": g.nbytes, "cbytes": g.cbytes, "chunk": null, "error": null})
+                );
+            } else {
+                println!(
+                    "OK {file}: {} with {} chunk(s), {} bytes decompressed ({} compressed)",
+                    g.kind, g.nchunks, g.nbytes, g.cbytes
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(b) => {
+            if a.json {
+                println!(
+                    "{}",
+                    json!({"file": file, "ok": false, "chunk": b.chunk, "error": b.why})
+                );
+            } else {
+                match b.chunk {
+                    Some(n) => println!("FAIL {file}: chunk {n}: {}", b.why),
+                    None => println!("FAIL {file}: {}", b.why),
+                }
+            }
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn check_chunk(bytes: &[u8], nthreads: i16) -> Result<Good, Bad> {
+    let h = ChunkHeader::read(bytes).map_err(|e| Bad::chunk(0, format!("invalid header: {e}")))?;
+    if h.cbytes as usize != bytes.len() {
+        return Err(Bad::chunk(
+            0,
+            format!(
+                "header says {} compressed bytes, the file has {}",
+                h.cbytes,
+                bytes.len()
+            ),
+        ));
+    }
+    let mut d = Decompressor::new(DParams {
+        nthreads,
+        typesize: h.typesize as i32,
+    });
+    let mut out = vec![0u8; h.nbytes as usize];
+    let n = d
+        .decompress(bytes, &mut out)
+        .map_err(|e| Bad::chunk(0, format!("decompression failed: {e}")))?;
+    if n != out.len() {
+        return Err(Bad::chunk(
+            0,
+            format!("decompressed to {n} bytes, header says {}", out.len()),
+        ));
+    }
+    Ok(Good {
+        kind: "chunk",
+        nchunks: 1,
+        nbytes: h.nbytes as i64,
+        cbytes: h.cbytes as i64,
+    })
+}
+
+fn check_frame(f: &Frame, a: &VerifyArgs) -> Result<Good, Bad> {
+    let mut sc = f.open_schunk().map_err(|e| Bad::frame(e.0))?;
+    threads::set(&mut sc, a.common.nthreads);
+    let h = f.header();
+    let pb = progress::bar(
+        h.nbytes.max(0) as u64,
+        true,
+        !a.common.no_progress,
+        "verifying",
+    );
+    let mut buf = Vec::new();
+    let mut total = 0i64;
+    for i in 0..sc.nchunks() {
+        let c = sc
+            .chunk(i)
+            .map_err(|e| Bad::chunk(i, format!("cannot read: {e}")))?;
+        let ch =
+            ChunkHeader::read(&c).map_err(|e| Bad::chunk(i, format!("invalid header: {e}")))?;
+        if (ch.cbytes as usize) != c.len() {
+            return Err(Bad::chunk(
+                i,
+                format!("{} bytes stored, header says {}", c.len(), ch.cbytes),
+            ));
+        }
+        if let Some(want) = f.nominal_nbytes(i) {
+            if want != ch.nbytes as i64 {
+                return Err(Bad::chunk(
+                    i,
+                    format!(
+                        "holds {} bytes, the frame's chunk size says {want}",
+                        ch.nbytes
+                    ),
+                ));
+            }
+        }
+        buf.resize(ch.nbytes as usize, 0);
+        let n = sc
+            .decompress_chunk(i, &mut buf)
+            .map_err(|e| Bad::chunk(i, format!("decompression failed: {e}")))?;
+        if n != buf.len() {
+            return Err(Bad::chunk(
+                i,
+                format!("decompressed to {n} bytes, header says {}", buf.len()),
+            ));
+        }
+        total += n as i64;
+        pb.inc(n as u64);
+    }
+    pb.finish_and_clear();
+    if total != h.nbytes {
+        return Err(Bad::frame(format!(
+            "chunks hold {total} bytes, the frame header says {}",
+            h.nbytes
+        )));
+    }
+    for m in &f.info.vlmetalayers {
+        sc.vlmeta_get(&m.name)
+            .map_err(|e| Bad::frame(format!("vlmetalayer '{}' does not decode: {e}", m.name)))?;
+    }
+    let is_b2nd = f
+        .info
+        .metalayers
+        .iter()
+        .any(|m| m.name == "b2nd" || m.name == "caterva");
+    let kind = if is_b2nd {
+        let arr = Array::from_schunk(&sc)
+            .map_err(|e| Bad::frame(format!("invalid b2nd metalayer: {e}")))?;
+        let want = arr.geometry().nchunks();
+        if want != sc.nchunks() {
+            return Err(Bad::frame(format!(
+                "b2nd geometry has {want} chunks, the frame {}",
+                sc.nchunks()
+            )));
+        }
+        "b2nd array"
+    } else if f.is_sparse() {
+        "sparse frame"
+    } else {
+        "frame"
+    };
+    Ok(Good {
+        kind,
+        nchunks: sc.nchunks(),
+        nbytes: total,
+        cbytes: h.cbytes,
+    })
+}
+
+/// For a contiguous frame that does not open: walk the chunks section as
+/// chunks are appended (each header gives the next one's place) and name
+/// the first one that is cut off or unreadable. Chunks moved by updates
+/// are not in file order, so the number is that of the walk; for frames
+/// only ever appended to, it is the chunk number. None when FILE is not a
+/// frame at all.
+fn diagnose(path: &Path, offset: u64) -> Option<Bad> {
+    if path.is_dir() {
+        return None;
+    }
+    let mut s = input::open_stream(path).ok()?;
+    let size = s.size().ok()?;
+    let mut fixed = vec![0u8; HEADER_MINLEN];
+    s.read_exact_at(offset, &mut fixed).ok()?;
+    let h = FrameHeader::parse(&fixed).ok()?;
+    let avail = size.saturating_sub(offset) as i64;
+    let data_start = h.header_len as i64;
+    let data_end = data_start.saturating_add(h.cbytes.max(0));
+    let trunc = if h.frame_len > avail {
+        format!(
+            " (truncated: the header says the frame has {} bytes, the file {avail})",
+            h.frame_len
+        )
+    } else {
+        String::new()
+    };
+    if data_start > avail {
+        return Some(Bad::frame(format!("the frame header is cut off{trunc}")));
+    }
+    let mut pos = data_start;
+    let mut n = 0i64;
+    while pos < data_end {
+        let ext = EXTENDED_HEADER_LENGTH as i64;
+        if pos + ext > avail {
+            return Some(Bad::chunk(
+                n,
+                format!("header at byte {pos} is cut off{trunc}"),
+            ));
+        }
+        let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+        s.read_exact_at(offset + pos as u64, &mut hb).ok()?;
+        let ch = match ChunkHeader::read(&hb) {
+            Ok(ch) => ch,
+            Err(e) => {
+                return Some(Bad::chunk(
+                    n,
+                    format!("invalid header at byte {pos}: {e}{trunc}"),
+                ))
+            }
+        };
+        let end = pos + ch.cbytes as i64;
+        if end > avail {
+            return Some(Bad::chunk(
+                n,
+                format!(
+                    "cut off: {} bytes at byte {pos}, only {} left{trunc}",
+                    ch.cbytes,
+                    avail - pos
+                ),
+            ));
+        }
+        pos = end;
+        n += 1;
+    }
+    let expected = h.nchunks().ok().flatten();
+    Some(match expected {
+        Some(want) if n < want => Bad::chunk(
+            n,
+            format!("missing: the chunks section ends after {n} of {want} chunks{trunc}"),
+        ),
+        _ => Bad::frame(format!(
+            "all {n} chunks are present but the chunk index or trailer is damaged{trunc}"
+        )),
+    })
+}
