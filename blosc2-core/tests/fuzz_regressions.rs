@@ -148,3 +148,24 @@ fn decoding_does_not_depend_on_earlier_calls() {
         assert_eq!(got, want, "after other chunks, {nthreads} threads");
     }
 }
+
+/// A sparse frame whose 36-byte chunk file claims 879 MB (found by the
+/// sframe target): slicing across it read the claim into a buffer grown to
+/// 879 MB and zeroed before the short read was found (seconds and most of
+/// the memory per input). The claim is now checked against the file first;
+/// the result is the same failed read as before, without the allocation.
+#[test]
+fn sparse_chunk_files_claiming_more_than_they_hold_fail_the_read() {
+    use blosc2_core::b2nd::array::Array;
+    use blosc2_core::schunk::SuperChunk;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/fuzz/sframe-chunk-claims-879mb.b2frame");
+    let sc = SuperChunk::open(&dir, 0, blosc2_core::io::default_backend()).unwrap();
+    let ts = sc.typesize() as i64;
+    let n = sc.nbytes() / ts;
+    let mut buf = vec![0u8; (n * ts) as usize];
+    assert_eq!(sc.get_slice(0, n, &mut buf), Err(blosc2_core::ErrorKind::FileRead));
+    let a = Array::from_schunk(&sc).unwrap();
+    let mut all = vec![0u8; a.nbytes().unwrap()];
+    assert_eq!(a.to_cbuffer(&mut all), Err(blosc2_core::ErrorKind::FileRead));
+}

@@ -384,8 +384,9 @@ pub fn open_frame(data: &[u8]) {
         for m in sc.vlmetalayers.iter().take(8) {
             let _ = sc.vlmeta_get(&m.name);
         }
+        // frames may claim items of gigabytes: a slice of one would be zeroed
         let ts = sc.typesize().max(1) as i64;
-        let n = (sc.nbytes() / ts).min(4096);
+        let n = (sc.nbytes() / ts).min(4096).min((4 << 20) / ts);
         let mut buf = vec![0u8; (n * ts) as usize];
         let _ = sc.get_slice(0, n, &mut buf);
         let _ = sc.to_frame();

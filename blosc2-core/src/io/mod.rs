@@ -35,6 +35,13 @@ pub trait Stream: Send {
     }
     /// `len` bytes at `pos` in a new buffer (backends may skip zeroing it).
     fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
+        // Lengths come from headers: a damaged one claiming gigabytes must
+        // not have them zeroed before the short read is found (a 36-byte
+        // chunk file claimed 879 MB through a user I/O backend).
+        let end = pos.checked_add(len as u64).ok_or(ErrorKind::FileRead)?;
+        if end > self.size()? {
+            return Err(ErrorKind::FileRead);
+        }
         let mut v = vec![0u8; len];
         self.read_exact_at(pos, &mut v)?;
         Ok(v)

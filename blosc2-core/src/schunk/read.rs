@@ -153,6 +153,19 @@ impl SuperChunk {
                 return Err(ErrorKind::InvalidHeader);
             }
         }
+        // A chunk file shorter than its header claims is a failed read, as
+        // in `chunk`; checked before `buf` grows to the claim (a 36-byte
+        // file claimed 879 MB, all of it zeroed).
+        if let (Slot::File(id), Backing::Dir { path, .. }) = (&self.entries[i].slot, &self.backing)
+        {
+            let size = self
+                .io
+                .open(&sframe::chunk_path(path, *id), Mode::Read)?
+                .size()?;
+            if cb as u64 > size {
+                return Err(ErrorKind::FileRead);
+            }
+        }
         let bs = h.blocksize as usize;
         let idx_end = ext + nblocks * 4;
         if idx_end > cb {
