@@ -164,8 +164,14 @@ fn sparse_chunk_files_claiming_more_than_they_hold_fail_the_read() {
     let ts = sc.typesize() as i64;
     let n = sc.nbytes() / ts;
     let mut buf = vec![0u8; (n * ts) as usize];
-    assert_eq!(sc.get_slice(0, n, &mut buf), Err(blosc2_core::ErrorKind::FileRead));
+    assert_eq!(
+        sc.get_slice(0, n, &mut buf),
+        Err(blosc2_core::ErrorKind::FileRead)
+    );
     let a = Array::from_schunk(&sc).unwrap();
     let mut all = vec![0u8; a.nbytes().unwrap()];
-    assert_eq!(a.to_cbuffer(&mut all), Err(blosc2_core::ErrorKind::FileRead));
+    assert_eq!(
+        a.to_cbuffer(&mut all),
+        Err(blosc2_core::ErrorKind::FileRead)
+    );
 }
