@@ -10,9 +10,15 @@ use blosc2_core::chunk::header::{filter_id, MAX_FILTERS};
 use blosc2_core::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 
 mod b2nd_open;
+mod capi;
+mod frames;
+pub mod memio;
 mod schunk_ops;
+pub mod seeds;
 mod vlblocks;
 pub use b2nd_open::b2nd_open;
+pub use capi::capi;
+pub use frames::{build_container, open_frame_at, sframe, split_container};
 pub use schunk_ops::schunk_ops;
 pub use vlblocks::vlblocks;
 
@@ -374,7 +380,10 @@ pub fn open_frame(data: &[u8]) {
             return;
         };
         let mut out = vec![0u8; (sc.chunksize().max(0) as usize).min(MAX_DEST)];
-        for i in 0..sc.nchunks().min(64) {
+        // both ends: the last chunk is where short chunks and the
+        // frame's end meet
+        let n = sc.nchunks();
+        for i in (0..n.min(64)).chain(n.saturating_sub(64).max(n.min(64))..n) {
             let _ = sc.chunk(i);
             let _ = sc.decompress_chunk(i, &mut out);
         }

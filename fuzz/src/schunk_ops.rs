@@ -16,9 +16,9 @@
 use crate::Knobs;
 use blosc2_core::chunk::special::make_special;
 use blosc2_core::chunk::{CParams, ChunkHeader, Special};
+use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::io::{Backend, Mode, Stream};
 use blosc2_core::schunk::{Storage, SuperChunk};
-use blosc2_core::error::{ErrorKind, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
