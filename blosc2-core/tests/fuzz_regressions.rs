@@ -183,7 +183,10 @@ fn zfp_field_smaller_than_block_is_zeroed() {
     m2.blockshape = vec![8];
     let new = m2.serialize().unwrap();
     assert_eq!(old.len(), new.len());
-    let at = frame.windows(old.len()).position(|w| w == &old[..]).unwrap();
+    let at = frame
+        .windows(old.len())
+        .position(|w| w == &old[..])
+        .unwrap();
     frame[at..at + old.len()].copy_from_slice(&new);
 
     let sc = SuperChunk::from_buffer(&frame, true).unwrap();
@@ -192,7 +195,10 @@ fn zfp_field_smaller_than_block_is_zeroed() {
         assert_eq!(sc.decompress_chunk(0, &mut out), Ok(128));
         // blocks of 16 floats (64 bytes), fields of 8 floats (32 bytes)
         for block in out.chunks(64) {
-            assert!(block[32..].iter().all(|&b| b == 0), "stale bytes past the ZFP field");
+            assert!(
+                block[32..].iter().all(|&b| b == 0),
+                "stale bytes past the ZFP field"
+            );
         }
     }
 }
