@@ -119,11 +119,15 @@ pub fn real_paths() -> &'static (PathBuf, PathBuf) {
         } else {
             std::env::temp_dir()
         };
-        let pid = std::process::id();
-        let dir = base.join(format!("blosc2-fuzz-memio-{pid}.dir"));
-        let file = base.join(format!("blosc2-fuzz-memio-{pid}.file"));
+        // Shared by every fuzzing process (nothing is ever written to
+        // them: only their existence matters), so runs leave no litter
+        // behind one per process.
+        let dir = base.join("blosc2-fuzz-memio.dir");
+        let file = base.join("blosc2-fuzz-memio.file");
         std::fs::create_dir_all(&dir).expect("creating the memio directory");
-        std::fs::write(&file, b"").expect("creating the memio file");
+        if !file.is_file() {
+            std::fs::write(&file, b"").expect("creating the memio file");
+        }
         (dir, file)
     })
 }
