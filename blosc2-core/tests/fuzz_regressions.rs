@@ -175,3 +175,57 @@ fn sparse_chunk_files_claiming_more_than_they_hold_fail_the_read() {
         Err(blosc2_core::ErrorKind::FileRead)
     );
 }
+
+/// Found by `sframe` (its lazy-chunk range read disagreed with the whole
+/// chunk): a ZFP array whose `b2nd` metalayer names a blockshape half the
+/// one its chunks were made with. The ZFP field then covers half of each
+/// block, and the other half kept whatever the block buffer held before,
+/// so the same chunk read two ways (or after other chunks) gave different
+/// bytes. Those bytes are now zeros whatever the buffer held.
+#[test]
+fn zfp_field_smaller_than_block_is_zeroed() {
+    use blosc2_core::b2nd::{Array, Params};
+    use blosc2_core::chunk::CParams;
+    use blosc2_core::schunk::{Storage, SuperChunk};
+    let items: Vec<u8> = (0..64)
+        .flat_map(|i| ((i as f32) * 0.5).to_le_bytes())
+        .collect();
+    let storage = Storage {
+        contiguous: true,
+        cparams: CParams {
+            compcode: 35, // ZFP fixed rate
+            compcode_meta: 40,
+            typesize: 4,
+            filters: [0; 6],
+            nthreads: 1,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    };
+    let a = Array::from_cbuffer(storage, &Params::new(&[64], &[32], &[16]), &items).unwrap();
+    let mut frame = a.to_cframe().unwrap();
+    let m = a.meta();
+    let old = m.serialize().unwrap();
+    let mut m2 = m.clone();
+    m2.blockshape = vec![8];
+    let new = m2.serialize().unwrap();
+    assert_eq!(old.len(), new.len());
+    let at = frame
+        .windows(old.len())
+        .position(|w| w == &old[..])
+        .unwrap();
+    frame[at..at + old.len()].copy_from_slice(&new);
+
+    let sc = SuperChunk::from_buffer(&frame, true).unwrap();
+    for fill in [0xaau8, 0x55] {
+        let mut out = vec![fill; 128];
+        assert_eq!(sc.decompress_chunk(0, &mut out), Ok(128));
+        // blocks of 16 floats (64 bytes), fields of 8 floats (32 bytes)
+        for block in out.chunks(64) {
+            assert!(
+                block[32..].iter().all(|&b| b == 0),
+                "stale bytes past the ZFP field"
+            );
+        }
+    }
+}

@@ -1,6 +1,5 @@
 #![no_main]
-//! A sparse frame directory (index and chunk files from the input) read
-//! through an in-memory backend: see `blosc2_fuzz::sframe`.
+//! A sparse frame as a container of its files: see `blosc2_fuzz::sframe`.
 
 use libfuzzer_sys::fuzz_target;
 

@@ -3,6 +3,8 @@
 
 use blosc2_core::b2nd::meta;
 use blosc2_core::b2nd::Array;
+use blosc2_core::schunk::SuperChunk;
+use std::borrow::Borrow;
 
 /// Largest array (items times typesize) read whole; bigger geometries are
 /// skipped before any read so one input cannot stall the fuzzer on a
@@ -58,6 +60,15 @@ pub fn b2nd_open(data: &[u8]) {
     let Ok(a) = Array::from_cframe(data, true) else {
         return;
     };
+    check_array(&a, data);
+}
+
+/// Read an opened array whole (when small) and by boxes picked from the
+/// end of `knobs`; boxes that read must agree with the whole. Shared by
+/// the targets that open arrays other ways (sparse frames, frames at an
+/// offset).
+pub(crate) fn check_array<S: Borrow<SuperChunk>>(a: &Array<S>, knobs: &[u8]) {
+    let data = knobs;
     let nd = a.ndim();
     let ts = a.typesize().max(0) as u64;
     let g = a.geometry();

@@ -1,10 +1,7 @@
-//! An in-memory I/O backend, so that frames are fuzzed without touching the
-//! file system: every "file" is a byte vector in a map.
-//!
-//! `SuperChunk::open` first asks the real file system whether the path is a
-//! directory (as upstream does with `stat`), so the paths used here are a
-//! real empty directory and a real empty file, made once per process; their
-//! contents come from the map.
+//! An in-memory I/O backend, so frames on "disk" (contiguous frame files at
+//! an offset, sparse frame directories) are fuzzed without touching the
+//! file system: every input gets its own set of files, and a run costs no
+//! system calls beyond the one `stat` the open path makes.
 
 use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::io::{Backend, Mode, Stream};
@@ -14,36 +11,31 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 type Files = Arc<Mutex<HashMap<PathBuf, Vec<u8>>>>;
 
-/// Files held in memory.
+/// Files by path; cloning shares them (a super-chunk keeps its own handle
+/// of the backend).
 #[derive(Clone, Default)]
-pub struct MemIo {
+pub struct MemBackend {
     files: Files,
 }
 
-impl MemIo {
-    pub fn new(files: HashMap<PathBuf, Vec<u8>>) -> MemIo {
-        MemIo {
-            files: Arc::new(Mutex::new(files)),
-        }
-    }
-}
-
-struct MemFile {
+struct MemStream {
     files: Files,
     path: PathBuf,
 }
 
-impl MemFile {
-    fn with<T>(&self, f: impl FnOnce(&mut Vec<u8>) -> Result<T>) -> Result<T> {
-        let mut files = self.files.lock().map_err(|_| ErrorKind::Failure)?;
-        let data = files.get_mut(&self.path).ok_or(ErrorKind::FileRead)?;
-        f(data)
+impl MemBackend {
+    pub fn new() -> MemBackend {
+        MemBackend::default()
+    }
+
+    pub fn insert(&self, path: PathBuf, data: Vec<u8>) {
+        self.files.lock().unwrap().insert(path, data);
     }
 }
 
-impl Backend for MemIo {
+impl Backend for MemBackend {
     fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn Stream>> {
-        let mut files = self.files.lock().map_err(|_| ErrorKind::Failure)?;
+        let mut files = self.files.lock().map_err(|_| ErrorKind::FileOpen)?;
         match mode {
             Mode::Read | Mode::Update => {
                 if !files.contains_key(path) {
@@ -57,59 +49,85 @@ impl Backend for MemIo {
                 files.entry(path.to_path_buf()).or_default();
             }
         }
-        Ok(Box::new(MemFile {
+        Ok(Box::new(MemStream {
             files: self.files.clone(),
             path: path.to_path_buf(),
         }))
     }
 }
 
-impl Stream for MemFile {
+impl MemStream {
+    fn with<T>(&self, f: impl FnOnce(&mut Vec<u8>) -> Result<T>) -> Result<T> {
+        let mut files = self.files.lock().map_err(|_| ErrorKind::FileRead)?;
+        // a file removed behind an open stream reads as gone, as an
+        // unlinked file would not on POSIX; the frame code must cope either way
+        let file = files.get_mut(&self.path).ok_or(ErrorKind::FileRead)?;
+        f(file)
+    }
+}
+
+impl Stream for MemStream {
     fn size(&mut self) -> Result<u64> {
-        self.with(|d| Ok(d.len() as u64))
+        self.with(|f| Ok(f.len() as u64))
     }
     fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
-        self.with(|d| {
-            let start = usize::try_from(pos).map_err(|_| ErrorKind::FileRead)?;
-            let end = start.checked_add(buf.len()).ok_or(ErrorKind::FileRead)?;
-            buf.copy_from_slice(d.get(start..end).ok_or(ErrorKind::FileRead)?);
+        self.with(|f| {
+            let at = usize::try_from(pos).map_err(|_| ErrorKind::FileRead)?;
+            let end = at.checked_add(buf.len()).ok_or(ErrorKind::FileRead)?;
+            let src = f.get(at..end).ok_or(ErrorKind::FileRead)?;
+            buf.copy_from_slice(src);
             Ok(())
         })
     }
     fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
-        self.with(|d| {
-            let start = usize::try_from(pos).map_err(|_| ErrorKind::FileWrite)?;
-            let end = start.checked_add(data.len()).ok_or(ErrorKind::FileWrite)?;
-            if d.len() < end {
-                d.resize(end, 0);
+        self.with(|f| {
+            let at = usize::try_from(pos).map_err(|_| ErrorKind::FileWrite)?;
+            let end = at.checked_add(data.len()).ok_or(ErrorKind::FileWrite)?;
+            // a fuzzed offset must not make the harness allocate gigabytes
+            if end > crate::MAX_DEST * 4 {
+                return Err(ErrorKind::FileWrite);
             }
-            d[start..end].copy_from_slice(data);
+            if f.len() < end {
+                f.resize(end, 0);
+            }
+            f[at..end].copy_from_slice(data);
             Ok(())
         })
     }
     fn truncate(&mut self, size: u64) -> Result<()> {
-        self.with(|d| {
-            d.resize(usize::try_from(size).map_err(|_| ErrorKind::FileWrite)?, 0);
+        self.with(|f| {
+            let n = usize::try_from(size).map_err(|_| ErrorKind::FileTruncate)?;
+            if n > crate::MAX_DEST * 4 {
+                return Err(ErrorKind::FileTruncate);
+            }
+            f.resize(n, 0);
             Ok(())
         })
     }
 }
 
-/// A real empty directory and a real empty file whose paths name the
-/// in-memory sparse frame and frame file.
-pub fn anchors() -> &'static (PathBuf, PathBuf) {
-    static A: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
-    A.get_or_init(|| {
-        let base = if Path::new("/dev/shm").is_dir() {
-            PathBuf::from("/dev/shm")
+/// A real empty directory and a real empty file, made once per process:
+/// `SuperChunk::open` asks the file system (as upstream's `stat`) whether
+/// its path is a directory before it uses the backend, so the keys of the
+/// memory backend must name something that exists.
+pub fn real_paths() -> &'static (PathBuf, PathBuf) {
+    static PATHS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    PATHS.get_or_init(|| {
+        let shm = Path::new("/dev/shm");
+        let base = if shm.is_dir() {
+            shm.to_path_buf()
         } else {
             std::env::temp_dir()
         };
-        let root = base.join(format!("blosc2-fuzz-memio-{}", std::process::id()));
-        let dir = root.join("sparse.b2frame");
-        let file = root.join("frame.b2frame");
-        std::fs::create_dir_all(&dir).expect("fuzz anchor directory");
-        std::fs::write(&file, b"").expect("fuzz anchor file");
+        // Shared by every fuzzing process (nothing is ever written to
+        // them: only their existence matters), so runs leave no litter
+        // behind one per process.
+        let dir = base.join("blosc2-fuzz-memio.dir");
+        let file = base.join("blosc2-fuzz-memio.file");
+        std::fs::create_dir_all(&dir).expect("creating the memio directory");
+        if !file.is_file() {
+            std::fs::write(&file, b"").expect("creating the memio file");
+        }
         (dir, file)
     })
 }

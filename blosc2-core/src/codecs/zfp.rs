@@ -200,8 +200,12 @@ fn encode_field<T: ZfpScalar, const N: usize>(
 }
 
 /// Decompress a ZFP stream into `output`, which must hold at least
-/// `prod(blockshape) * typesize` bytes; the bytes past the field are left
-/// alone, as upstream does. Returns `output.len()`.
+/// `prod(blockshape) * typesize` bytes; the bytes past the field (only
+/// there when the metalayer's blockshape is not the one the chunk was
+/// made with) are zeroed. Upstream leaves them alone, so they hold
+/// whatever the block buffer held before: a decode that depends on
+/// earlier calls (found by the `sframe` fuzz target). Returns
+/// `output.len()`.
 pub fn decompress(
     id: u8,
     meta: u8,
@@ -252,6 +256,7 @@ pub fn decompress(
         trace!("ZFP: Decompression failed");
         return Err(ErrorKind::Failure);
     }
+    output[nbytes as usize..].fill(0);
     Ok(output.len())
 }
 

@@ -2,8 +2,10 @@
 //! libFuzzer (or to replay a corpus/crash quickly under a debugger).
 //!
 //! ```text
-//! replay <decompress_chunk|roundtrip|open_frame|vlblocks|b2nd_open|schunk_ops|sframe> [--seconds S] [--seed N] PATH...
+//! replay <TARGET> [--seconds S] [--seed N] PATH...
 //! replay seeds DIR
+//! replay seeds-sframe DIR SPARSE_DIR...
+//! replay seeds-plugins DIR
 //! ```
 //!
 //! Every file under PATH is run once; with `--seconds` the runner then keeps
@@ -11,7 +13,13 @@
 //! integers) until the time is up. A panicking input is written to
 //! `artifacts/<target>/crash-<hash>` and the runner exits with status 1.
 //! `seeds` writes chunks made by our own compressor (varied codecs, filters
-//! and sizes) as a starting corpus for `decompress_chunk`.
+//! and sizes) as a starting corpus for `decompress_chunk`. `seeds-sframe`
+//! packs sparse frame directories into `sframe`'s container. `seeds-plugins`
+//! writes b2nd arrays compressed with the NDLZ codec, the NDCELL and NDMEAN
+//! filters and the ZFP codecs, each also with its metalayer's blockshape
+//! rewritten to one the chunks were not made with: `plugin-*` contiguous
+//! frames (for `open_frame`, `b2nd_open`, `capi`) and `plugin-*` sparse
+//! frame containers (for `sframe`) in DIR/open_frame, DIR/sframe.
 
 use std::panic;
 use std::path::{Path, PathBuf};
@@ -187,7 +195,7 @@ fn write_seeds(dir: &Path) -> std::io::Result<()> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|vlblocks|b2nd_open|schunk_ops|sframe> [--seconds S] [--seed N] PATH...\n       replay seeds DIR";
+    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|open_frame_at|vlblocks|b2nd_open|schunk_ops|sframe|capi> [--seconds S] [--seed N] PATH...\n       replay seeds DIR\n       replay seeds-sframe DIR SPARSE_DIR...\n       replay seeds-plugins DIR";
     let Some(name) = args.first().cloned() else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -200,6 +208,18 @@ fn main() {
         write_seeds(&dir).expect("writing seeds");
         return;
     }
+    if name == "seeds-sframe" || name == "seeds-plugins" {
+        let Some(dir) = args.get(1).map(PathBuf::from) else {
+            eprintln!("{usage}");
+            std::process::exit(2)
+        };
+        if name == "seeds-sframe" {
+            blosc2_fuzz::seeds::sframe(&dir, &args[2..]).expect("writing sframe seeds");
+        } else {
+            blosc2_fuzz::seeds::plugins(&dir).expect("writing plugin seeds");
+        }
+        return;
+    }
     let target: fn(&[u8]) = match name.as_str() {
         "decompress_chunk" => blosc2_fuzz::decompress_chunk,
         "roundtrip" => blosc2_fuzz::roundtrip,
@@ -208,6 +228,8 @@ fn main() {
         "b2nd_open" => blosc2_fuzz::b2nd_open,
         "schunk_ops" => blosc2_fuzz::schunk_ops,
         "sframe" => blosc2_fuzz::sframe,
+        "open_frame_at" => blosc2_fuzz::open_frame_at,
+        "capi" => blosc2_fuzz::capi,
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);
