@@ -110,6 +110,17 @@ fn fill(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
+/// The one-line summary of a frame file written by `compress` or
+/// `recompress`, on stderr.
+fn report_written(output: &Path, nchunks: i64, nbytes: i64) {
+    let size = fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "{}: {nchunks} chunk(s), {nbytes} bytes -> {size} bytes (ratio {:.2}x)",
+        output.display(),
+        ratio(nbytes, size)
+    );
+}
+
 fn ratio(nbytes: i64, cbytes: u64) -> f64 {
     if cbytes == 0 {
         0.0
@@ -171,12 +182,7 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode, Fail> {
         Ok((sc.nchunks(), sc.nbytes()))
     })?;
     pb.finish_and_clear();
-    let size = fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
-    eprintln!(
-        "{}: {nchunks} chunk(s), {nbytes} bytes -> {size} bytes (ratio {:.2}x)",
-        a.output.display(),
-        ratio(nbytes, size)
-    );
+    report_written(&a.output, nchunks, nbytes);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -369,11 +375,6 @@ pub fn recompress(a: &RecompressArgs) -> Result<ExitCode, Fail> {
         Ok((dst.nchunks(), dst.nbytes()))
     })?;
     pb.finish_and_clear();
-    let size = fs::metadata(&a.output).map(|m| m.len()).unwrap_or(0);
-    eprintln!(
-        "{}: {nchunks} chunk(s), {nbytes} bytes -> {size} bytes (ratio {:.2}x)",
-        a.output.display(),
-        ratio(nbytes, size)
-    );
+    report_written(&a.output, nchunks, nbytes);
     Ok(ExitCode::SUCCESS)
 }

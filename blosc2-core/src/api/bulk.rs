@@ -1,6 +1,6 @@
 //! One-call compression of a slice into a chunk, and back.
 
-use super::element::zeroed;
+use super::element::buffer_for;
 use super::params::CParams;
 use crate::chunk::header::{ChunkHeader, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE};
 use crate::chunk::{Compressor, DParams, Decompressor};
@@ -56,13 +56,7 @@ pub fn compress_bytes(data: &[u8], params: &CParams) -> Result<Vec<u8>, Error> {
 /// whole number of `T`s, and with the decoder's error on a damaged chunk.
 pub fn decompress<T: Pod>(chunk: &[u8]) -> Result<Vec<T>, Error> {
     let nbytes = chunk_nbytes(chunk)?;
-    let size = std::mem::size_of::<T>();
-    if size == 0 || nbytes % size != 0 {
-        return Err(Error::new(ErrorKind::InvalidParam).with_detail(format!(
-            "the chunk holds {nbytes} bytes, not a whole number of {size}-byte items"
-        )));
-    }
-    let mut out = zeroed::<T>(nbytes / size);
+    let mut out = buffer_for::<T>(nbytes, "the chunk")?;
     let n = Decompressor::new(DParams::default())
         .decompress(chunk, bytemuck::cast_slice_mut(&mut out))?;
     debug_assert_eq!(n, nbytes);

@@ -34,3 +34,32 @@ element! {
 pub(crate) fn zeroed<T: Pod>(n: usize) -> Vec<T> {
     vec![T::zeroed(); n]
 }
+
+/// A zeroed buffer of the items of `T` that `nbytes` bytes hold, or the
+/// error of a byte count that is no whole number of them (`what` names the
+/// bytes: "the chunk", "chunk 3").
+pub(crate) fn buffer_for<T: Pod>(nbytes: usize, what: &str) -> Result<Vec<T>, crate::Error> {
+    let size = std::mem::size_of::<T>();
+    if size == 0 || !nbytes.is_multiple_of(size) {
+        return Err(
+            crate::Error::new(crate::ErrorKind::InvalidParam).with_detail(format!(
+                "{what} holds {nbytes} bytes, not a whole number of {size}-byte items"
+            )),
+        );
+    }
+    Ok(zeroed(nbytes / size))
+}
+
+/// The error of reading items of `T` from storage of `typesize`-byte items
+/// (`what`: "a super-chunk", "an array").
+pub(crate) fn check_item_size<T>(typesize: usize, what: &str) -> Result<(), crate::Error> {
+    let size = std::mem::size_of::<T>();
+    if size != typesize {
+        return Err(
+            crate::Error::new(crate::ErrorKind::InvalidParam).with_detail(format!(
+                "{size}-byte items asked of {what} of {typesize}-byte items"
+            )),
+        );
+    }
+    Ok(())
+}

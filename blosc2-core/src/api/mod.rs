@@ -5,4 +5,5 @@ pub mod bulk;
 pub mod element;
 pub mod ndarray;
 pub mod params;
+mod paths;
 pub mod schunk;

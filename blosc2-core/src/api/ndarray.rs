@@ -1,8 +1,9 @@
 //! [`NdArray`]: an n-dimensional array of fixed-size items (C-Blosc2's
 //! b2nd), cut into chunks and blocks, in memory or on disk.
 
-use super::element::{zeroed, Element};
+use super::element::{check_item_size, zeroed, Element};
 use super::params::CParams;
+use super::paths::{must_exist, remove_existing};
 use crate::b2nd::array::{Array, Fill, Params};
 use crate::b2nd::meta::DTYPE_NUMPY_FORMAT;
 use crate::chunk::DParams;
@@ -156,7 +157,7 @@ impl NdArrayBuilder {
             io: crate::io::default_backend(),
         };
         if let Some(p) = &self.path {
-            remove_existing(p)?;
+            remove_existing(p, true)?;
         }
         let params =
             Params::new(&self.shape, &chunks, &blocks).with_dtype(T::DTYPE, DTYPE_NUMPY_FORMAT);
@@ -190,19 +191,6 @@ fn default_blocks(chunks: &[i32], typesize: i64) -> Vec<i32> {
     }
 }
 
-fn remove_existing(path: &Path) -> Result<(), Error> {
-    let r = match std::fs::symlink_metadata(path) {
-        Err(_) => return Ok(()),
-        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
-        Ok(_) => std::fs::remove_file(path),
-    };
-    r.map_err(|e| {
-        Error::new(ErrorKind::FileRemove)
-            .with_path(path)
-            .with_source(e)
-    })
-}
-
 impl NdArray {
     /// Starts making a new array of this shape.
     pub fn builder(shape: &[i64]) -> NdArrayBuilder {
@@ -220,11 +208,7 @@ impl NdArray {
     /// directory.
     pub fn open(path: impl AsRef<Path>) -> Result<NdArray, Error> {
         let path = path.as_ref();
-        if let Err(e) = std::fs::metadata(path) {
-            return Err(Error::new(ErrorKind::FileOpen)
-                .with_path(path)
-                .with_source(e));
-        }
+        must_exist(path)?;
         let inner = Array::open(path).map_err(|k| Error::new(k).with_path(path))?;
         Ok(NdArray { inner })
     }
@@ -327,14 +311,7 @@ impl NdArray {
     }
 
     fn check_item<T>(&self) -> Result<(), Error> {
-        let size = std::mem::size_of::<T>();
-        if size != self.typesize() {
-            return Err(Error::new(ErrorKind::InvalidParam).with_detail(format!(
-                "{size}-byte items asked of an array of {}-byte items",
-                self.typesize()
-            )));
-        }
-        Ok(())
+        check_item_size::<T>(self.typesize(), "an array")
     }
 
     fn bounds(&self, ranges: &[Range<i64>]) -> Result<(Vec<i64>, Vec<i64>), Error> {

@@ -2,8 +2,9 @@
 //! memory, in a contiguous frame file or in a sparse frame directory.
 
 use super::bulk::chunk_nbytes;
-use super::element::zeroed;
+use super::element::{buffer_for, check_item_size, zeroed};
 use super::params::CParams;
+use super::paths::{must_exist, remove_existing};
 use crate::chunk::DParams;
 use crate::error::{Error, ErrorKind};
 use crate::schunk::{Storage, SuperChunk};
@@ -103,11 +104,7 @@ impl Schunk {
     /// reading and writing.
     pub fn open(path: impl AsRef<Path>) -> Result<Schunk, Error> {
         let path = path.as_ref();
-        if let Err(e) = std::fs::metadata(path) {
-            return Err(Error::new(ErrorKind::FileOpen)
-                .with_path(path)
-                .with_source(e));
-        }
+        must_exist(path)?;
         let inner = SuperChunk::open(path, 0, crate::io::default_backend())
             .map_err(|k| Error::new(k).with_path(path))?;
         Ok(Schunk { inner })
@@ -210,13 +207,7 @@ impl Schunk {
     /// Chunk `n`, decompressed into items of `T`.
     pub fn get<T: Pod>(&self, n: usize) -> Result<Vec<T>, Error> {
         let nbytes = chunk_nbytes(&self.inner.chunk(n_i64(n)?)?)?;
-        let size = std::mem::size_of::<T>();
-        if size == 0 || nbytes % size != 0 {
-            return Err(Error::new(ErrorKind::InvalidParam).with_detail(format!(
-                "chunk {n} holds {nbytes} bytes, not a whole number of {size}-byte items"
-            )));
-        }
-        let mut out = zeroed::<T>(nbytes / size);
+        let mut out = buffer_for::<T>(nbytes, &format!("chunk {n}"))?;
         self.inner
             .decompress_chunk(n_i64(n)?, bytemuck::cast_slice_mut(&mut out))?;
         Ok(out)
@@ -255,14 +246,7 @@ impl Schunk {
     }
 
     fn check_item<T>(&self) -> Result<(), Error> {
-        let size = std::mem::size_of::<T>();
-        if size != self.typesize() {
-            return Err(Error::new(ErrorKind::InvalidParam).with_detail(format!(
-                "{size}-byte items asked of a super-chunk of {}-byte items",
-                self.typesize()
-            )));
-        }
-        Ok(())
+        check_item_size::<T>(self.typesize(), "a super-chunk")
     }
 
     /// The chunks in order, each decompressed into bytes.
@@ -364,22 +348,6 @@ impl Schunk {
 
 fn to_i64(v: u64) -> Result<i64, Error> {
     i64::try_from(v).map_err(|_| Error::new(ErrorKind::InvalidIndex))
-}
-
-/// Upstream's `blosc2_schunk_new` refuses to write over an existing frame;
-/// `create` replaces it, as `File::create` does.
-fn remove_existing(path: &Path, dir: bool) -> Result<(), Error> {
-    let r = match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => Err(e),
-        Ok(m) if dir && m.is_dir() => std::fs::remove_dir_all(path),
-        Ok(_) => std::fs::remove_file(path),
-    };
-    r.map_err(|e| {
-        Error::new(ErrorKind::FileRemove)
-            .with_path(path)
-            .with_source(e)
-    })
 }
 
 /// The chunks of a [`Schunk`], decompressed ([`Schunk::chunks`]).
