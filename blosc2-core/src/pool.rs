@@ -51,8 +51,9 @@ impl Pool {
     fn threads(&self) -> Result<&rayon_core::ThreadPool> {
         self.inner
             .get_or_init(|| {
+                // the caller is the other one (see `run`)
                 rayon_core::ThreadPoolBuilder::new()
-                    .num_threads(self.nthreads)
+                    .num_threads(self.nthreads.saturating_sub(1).max(1))
                     .thread_name(|i| format!("blosc2-worker-{i}"))
                     .build()
                     .ok()
@@ -154,13 +155,25 @@ impl Pool {
                 }
             }
             None => {
-                let pool = self.threads()?;
-                pool.scope(|s| {
-                    for slot in scratch.iter_mut() {
-                        let work = &work;
-                        s.spawn(move |_| work(slot));
-                    }
-                });
+                // The calling thread takes blocks too, so only the other
+                // workers are woken: the work counter hands whatever they are
+                // too late for to the caller, and small jobs need no wake-up
+                // at all to finish.
+                let Some((own, others)) = scratch.split_first_mut() else {
+                    return Err(ErrorKind::Failure);
+                };
+                if others.is_empty() {
+                    work(own);
+                } else {
+                    let pool = self.threads()?;
+                    pool.in_place_scope(|s| {
+                        for slot in others.iter_mut() {
+                            let work = &work;
+                            s.spawn(move |_| work(slot));
+                        }
+                        work(own);
+                    });
+                }
             }
         }
         if let Some((_, e)) = first_err.into_inner().unwrap_or_else(|p| p.into_inner()) {

@@ -146,6 +146,65 @@ fn getitem_matches_full_decode_including_delta() {
     }
 }
 
+/// getitem decodes split LZ4 and BloscLZ streams only as far as the items
+/// it returns: every range of every block kind must still read exactly
+/// what the whole decode gives (typesizes 2 to 16, runs of one value,
+/// streams stored raw, a dictionary and a short last block, which take the
+/// whole-block path).
+#[test]
+fn getitem_prefix_decode_matches_full_decode() {
+    use blosc2_core::chunk::params::codec;
+    for (compcode, typesize, use_dict, n) in [
+        (codec::LZ4, 4, false, 300_000),
+        (codec::BLOSCLZ, 4, false, 300_000),
+        (codec::LZ4, 2, false, 100_003 * 2),
+        (codec::BLOSCLZ, 8, false, 77_777 * 8),
+        (codec::LZ4, 16, false, 20_000 * 16),
+        (codec::BLOSCLZ, 3, false, 50_001 * 3),
+        (codec::LZ4, 4, true, 300_000),
+    ] {
+        let mut src = data(n, typesize, compcode as u64 + typesize as u64);
+        // a stretch of one value (run-length streams) and one of noise
+        // (streams stored raw)
+        src[40_000..80_000].fill(7);
+        let mut r = Rng(99);
+        for b in &mut src[120_000..160_000.min(n)] {
+            *b = r.next() as u8;
+        }
+        let cp = CParams {
+            typesize: typesize as i32,
+            compcode,
+            use_dict,
+            clevel: 5,
+            splitmode: SplitMode::Always,
+            blocksize: 32 * 1024 / typesize as i32 * typesize as i32,
+            ..CParams::default()
+        };
+        let chunk = round_trip(&cp, &src);
+        let nitems = (n / typesize) as i32;
+        let mut d = Decompressor::new(DParams::default());
+        let mut starts = vec![0, 1, nitems - 1, nitems / 2];
+        for _ in 0..60 {
+            starts.push((r.next() % nitems as u64) as i32);
+        }
+        for &start in &starts {
+            for len in [1, 7, 1024, 9000] {
+                let len = len.min(nitems - start);
+                let mut out = vec![0u8; len as usize * typesize];
+                assert_eq!(
+                    d.getitem(&chunk, start, len, &mut out).unwrap(),
+                    out.len()
+                );
+                let s = start as usize * typesize;
+                assert!(
+                    out == src[s..s + out.len()],
+                    "codec {compcode} typesize {typesize} dict {use_dict} start {start} len {len}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn special_chunks() {
     let cp = CParams {

@@ -3,7 +3,7 @@
 
 use super::codec::decompress_stream;
 use super::compress::MAX_DICT_SIZE;
-use super::header::{blosc2_flags, ChunkHeader, Special};
+use super::header::{blosc2_flags, compformat, filter_id, ChunkHeader, Special};
 use super::params::{CParams, DParams};
 use super::pipeline::{self, PipelineSpec};
 use crate::error::{ErrorKind, Result};
@@ -312,6 +312,120 @@ impl<'a> ChunkView<'a> {
             pipeline::backward(&spec, j * self.blocksize, s1, s2, out, dref, ctx)?;
         }
         Ok(())
+    }
+}
+
+impl ChunkView<'_> {
+    /// Bytes `lo..hi` of block `j` into `out`, for blocks whose streams can
+    /// be decoded only as far as `hi` needs: split into one stream per item
+    /// byte, shuffled (or the reference's plain shuffle meta), LZ4 or
+    /// BloscLZ without a dictionary. Item `i` then takes byte `i` of every
+    /// stream, so each stream is decoded up to item `hi / typesize` and no
+    /// further, where the reference decodes the whole block for a getitem.
+    /// Returns false, with nothing written, for any other block.
+    fn decode_prefix(
+        &self,
+        j: usize,
+        lo: usize,
+        hi: usize,
+        out: &mut [u8],
+        scratch: &mut DScratch,
+    ) -> Result<bool> {
+        let ts = self.typesize;
+        let format = self.header.compformat();
+        let bsize = self.bsize(j);
+        if self.memcpyed
+            || self.special != Special::None
+            || self.dict.is_some()
+            || self.is_instrumented()
+            || self.header.dont_split()
+            || (j + 1 == self.nblocks && self.leftover > 0)
+            || !(2..=16).contains(&ts)
+            || !matches!(format, compformat::LZ4 | compformat::BLOSCLZ)
+            || lo % ts != 0
+            || hi % ts != 0
+            || hi > bsize
+            || bsize % ts != 0
+        {
+            return Ok(false);
+        }
+        let mut shuffles = 0;
+        for (&f, &m) in self.header.filters.iter().zip(&self.header.filters_meta) {
+            match f {
+                filter_id::NOFILTER | filter_id::TRUNC_PREC => {}
+                filter_id::SHUFFLE if m == 0 || m as usize == ts => shuffles += 1,
+                _ => return Ok(false),
+            }
+        }
+        if shuffles != 1 {
+            return Ok(false);
+        }
+        let bstart = le_i32(self.src, self.header_len + 4 * j);
+        if bstart <= 0 || bstart as usize >= self.src.len() {
+            return Err(ErrorKind::Data);
+        }
+        let mut rest = &self.src[bstart as usize..];
+        let neblock = bsize / ts;
+        let (ilo, ihi) = (lo / ts, hi / ts);
+        scratch.ensure(bsize);
+        let streams = &mut scratch.s1[..bsize];
+        // streams of one value are not written out, only remembered
+        let mut runs: [Option<u8>; 16] = [None; 16];
+        for (k, dst) in streams.chunks_exact_mut(neblock).enumerate() {
+            if rest.len() < 4 {
+                return Err(ErrorKind::ReadBuffer);
+            }
+            let csize = le_i32(rest, 0);
+            rest = &rest[4..];
+            if csize == 0 {
+                runs[k] = Some(0);
+            } else if csize < 0 {
+                let Some((&token, tail)) = rest.split_first() else {
+                    return Err(ErrorKind::ReadBuffer);
+                };
+                rest = tail;
+                if token & 0x1 == 0 || csize < -255 {
+                    return Err(ErrorKind::RunLength);
+                }
+                runs[k] = Some((-csize) as u8);
+            } else {
+                let csize = csize as usize;
+                if rest.len() < csize {
+                    return Err(ErrorKind::ReadBuffer);
+                }
+                let stream = &rest[..csize];
+                rest = &rest[csize..];
+                if csize == neblock {
+                    dst[ilo..ihi].copy_from_slice(&stream[ilo..ihi]);
+                } else if format == compformat::LZ4 {
+                    // LZ4's partial decoder copies the match that crosses its
+                    // target byte by byte: on a stream of long runs (highly
+                    // compressed) that one match can cost more than the
+                    // whole decode, which copies runs wide
+                    if csize * 8 < neblock {
+                        if crate::codecs::lz4::decompress(stream, dst)? != neblock {
+                            return Err(ErrorKind::Data);
+                        }
+                    } else {
+                        crate::codecs::lz4::decompress_prefix(stream, dst, ihi)?;
+                    }
+                } else {
+                    crate::codecs::blosclz::decompress_prefix(stream, dst, ihi)?;
+                }
+            }
+        }
+        let out = &mut out[..hi - lo];
+        for (k, run) in runs[..ts].iter().enumerate() {
+            let bytes = out.iter_mut().skip(k).step_by(ts);
+            match run {
+                Some(v) => bytes.for_each(|b| *b = *v),
+                None => {
+                    let stream = &streams[k * neblock + ilo..k * neblock + ihi];
+                    bytes.zip(stream).for_each(|(b, s)| *b = *s);
+                }
+            }
+        }
+        Ok(true)
     }
 }
 
@@ -668,7 +782,9 @@ impl Decompressor {
             let hi = stop.min(b0 + bsize) - b0;
             if j == 0 && needs_ref && post.is_none() {
                 dest[written..written + hi - lo].copy_from_slice(&dref_buf[lo..hi]);
-            } else {
+            } else if post.is_some()
+                || !view.decode_prefix(j, lo, hi, &mut dest[written..], scratch)?
+            {
                 let dref = needs_ref.then_some(&dref_buf[..]);
                 view.decode_block(j, &mut block[..bsize], dref, scratch, &ctx, post)?;
                 dest[written..written + hi - lo].copy_from_slice(&block[lo..hi]);

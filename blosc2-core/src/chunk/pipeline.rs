@@ -276,16 +276,19 @@ pub(crate) fn backward(
     let s1 = &mut s1[..bsize];
     let s2 = &mut s2[..bsize];
     let ts = spec.typesize;
-    let active: Vec<usize> = (0..MAX_FILTERS)
-        .rev()
-        .filter(|&i| {
-            let f = spec.filters[i];
-            f != filter_id::NOFILTER && f != filter_id::TRUNC_PREC
-        })
-        .collect();
+    // slots to undo, last first (no allocation: this runs once per block)
+    let mut active = [0usize; MAX_FILTERS];
+    let mut nactive = 0;
+    for i in (0..MAX_FILTERS).rev() {
+        let f = spec.filters[i];
+        if f != filter_id::NOFILTER && f != filter_id::TRUNC_PREC {
+            active[nactive] = i;
+            nactive += 1;
+        }
+    }
     let mut cur = Buf::S1;
-    for (n, &i) in active.iter().enumerate() {
-        let last = n + 1 == active.len();
+    for (n, &i) in active[..nactive].iter().enumerate() {
+        let last = n + 1 == nactive;
         let id = spec.filters[i];
         let meta = spec.filters_meta[i];
         if id == filter_id::DELTA {

@@ -486,6 +486,26 @@ impl Writer<'_> {
 /// ignoring a far match that ends the stream (after validating it). Any
 /// malformed stream yields [`ErrorKind::Data`]; an empty stream produces nothing.
 pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
+    decode::<false>(input, output, 0)
+}
+
+/// Decodes at least the first `want` bytes of a BloscLZ stream into
+/// `output` (which has room for the whole stream) and stops soon after, for
+/// reads of a few items near the start of a block. A stream that ends
+/// before `want` bytes is an error.
+pub fn decompress_prefix(input: &[u8], output: &mut [u8], want: usize) -> Result<usize> {
+    if want > output.len() {
+        return Err(ErrorKind::WriteBuffer);
+    }
+    match decode::<true>(input, output, want)? {
+        n if n >= want => Ok(n),
+        _ => Err(ErrorKind::Data),
+    }
+}
+
+/// The decoder; with `PREFIX` it returns once `want` bytes are final (bytes
+/// before `op` are never written again), else it runs to the end.
+fn decode<const PREFIX: bool>(input: &[u8], output: &mut [u8], want: usize) -> Result<usize> {
     let Some(&first) = input.first() else {
         return Ok(0);
     };
@@ -495,6 +515,9 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
     let mut op = 0;
     let mut ctrl = usize::from(first & 31);
     loop {
+        if PREFIX && op >= want {
+            return Ok(op);
+        }
         // Fast path for literal runs and short matches, the bulk of most
         // streams: with a whole window of input left and room for a 32-byte
         // store, none of the reference's end-of-buffer checks can fire, so
@@ -766,6 +789,33 @@ mod tests {
         let mut exact = vec![0u8; csize];
         assert_eq!(compress(clevel, data, &mut exact), 0);
         csize
+    }
+
+    /// A prefix decode gives exactly the whole decode's first bytes, for
+    /// every kind of stream and many cut points.
+    #[test]
+    fn prefix_decode_matches_whole() {
+        let mut rng = Rng(7);
+        for kind in 0..7 {
+            let data = gen(&mut rng, kind, 70_000);
+            let mut comp = vec![0u8; data.len() + 100];
+            let csize = compress(5, &data, &mut comp);
+            if csize == 0 {
+                continue;
+            }
+            let comp = &comp[..csize];
+            for want in [0, 1, 31, 32, 33, 1000, 65_537, 69_999, 70_000] {
+                let mut out = vec![0u8; data.len()];
+                let n = decompress_prefix(comp, &mut out, want).unwrap();
+                assert!(n >= want);
+                assert_eq!(out[..want], data[..want], "kind {kind} want {want}");
+            }
+            let mut out = vec![0u8; data.len()];
+            assert!(decompress_prefix(comp, &mut out[..100], 101).is_err());
+            // a stream cut short cannot give more than it holds
+            let mut out = vec![0u8; data.len()];
+            assert!(decompress_prefix(&comp[..csize / 2], &mut out, data.len()).is_err());
+        }
     }
 
     fn gen(rng: &mut Rng, kind: usize, len: usize) -> Vec<u8> {

@@ -81,6 +81,21 @@ pub fn decompress(input: &[u8], output: &mut [u8]) -> Result<usize> {
     ffi::decompress_safe(input, output).ok_or(ErrorKind::Data)
 }
 
+/// Decodes at least the first `want` bytes of one raw LZ4 block into
+/// `output` (which has room for the whole block), stopping soon after:
+/// reading a few items near the start of a block then costs a fraction of
+/// decoding it. A stream that ends before `want` bytes is an error.
+pub fn decompress_prefix(input: &[u8], output: &mut [u8], want: usize) -> Result<usize> {
+    check_input(input)?;
+    if want > output.len() {
+        return Err(ErrorKind::WriteBuffer);
+    }
+    match ffi::decompress_safe_partial(input, output, want) {
+        Some(n) if n >= want => Ok(n),
+        _ => Err(ErrorKind::Data),
+    }
+}
+
 /// Decodes one raw LZ4 block produced with `dict` as its dictionary.
 pub fn decompress_with_dict(dict: &[u8], input: &[u8], output: &mut [u8]) -> Result<usize> {
     check_input(input)?;
@@ -160,6 +175,13 @@ mod ffi {
             src_size: c_int,
             dst_cap: c_int,
         ) -> c_int;
+        fn LZ4_decompress_safe_partial(
+            src: *const c_char,
+            dst: *mut c_char,
+            src_size: c_int,
+            target_output_size: c_int,
+            dst_cap: c_int,
+        ) -> c_int;
         fn LZ4_decompress_safe_usingDict(
             src: *const c_char,
             dst: *mut c_char,
@@ -214,6 +236,23 @@ mod ffi {
             )
         };
         n.max(0) as usize
+    }
+
+    pub(super) fn decompress_safe_partial(src: &[u8], dst: &mut [u8], want: usize) -> Option<usize> {
+        // SAFETY: as `LZ4_decompress_safe`, the partial decoder never reads
+        // past src_size nor writes past dst_cap (want <= dst_cap, checked by
+        // the caller); it stops once `want` bytes are out and returns a
+        // negative value on a malformed stream.
+        let n = unsafe {
+            LZ4_decompress_safe_partial(
+                src.as_ptr().cast(),
+                dst.as_mut_ptr().cast(),
+                len(src),
+                cap(want),
+                cap(dst.len()),
+            )
+        };
+        usize::try_from(n).ok()
     }
 
     pub(super) fn decompress_safe(src: &[u8], dst: &mut [u8]) -> Option<usize> {
@@ -343,6 +382,22 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn prefix_decode_matches_whole() {
+        let data = sample(100_000);
+        let mut comp = vec![0u8; 110_000];
+        let n = compress(5, &data, &mut comp).unwrap();
+        let comp = &comp[..n];
+        for want in [0, 1, 15, 64, 4096, 99_999, 100_000] {
+            let mut out = vec![0u8; data.len()];
+            assert!(decompress_prefix(comp, &mut out, want).unwrap() >= want);
+            assert_eq!(out[..want], data[..want], "want {want}");
+        }
+        let mut out = vec![0u8; data.len()];
+        assert!(decompress_prefix(comp, &mut out[..10], 11).is_err());
+        assert!(decompress_prefix(&comp[..n / 2], &mut out, data.len()).is_err());
     }
 
     #[test]
