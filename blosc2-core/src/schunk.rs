@@ -211,6 +211,7 @@ mod storage;
 
 pub use contexts::ChunkContexts;
 pub use held::HeldChunk;
+pub(crate) use slices::SMALL_CHUNK;
 pub use storage::{Kind, Storage};
 
 #[cfg(test)]

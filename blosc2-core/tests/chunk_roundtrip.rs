@@ -191,10 +191,7 @@ fn getitem_prefix_decode_matches_full_decode() {
             for len in [1, 7, 1024, 9000] {
                 let len = len.min(nitems - start);
                 let mut out = vec![0u8; len as usize * typesize];
-                assert_eq!(
-                    d.getitem(&chunk, start, len, &mut out).unwrap(),
-                    out.len()
-                );
+                assert_eq!(d.getitem(&chunk, start, len, &mut out).unwrap(), out.len());
                 let s = start as usize * typesize;
                 assert!(
                     out == src[s..s + out.len()],

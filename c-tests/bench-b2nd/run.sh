@@ -6,7 +6,9 @@
 # and run on a contiguous frame file holding a 3-D float32 array (1 GiB by
 # default: 512x512x1024 in 64x128x128 chunks of 16x32x32 blocks), written
 # chunk by chunk with b2nd_set_slice_cbuffer, then read as 1,000 random
-# 8x8x8 cubes and 100 full planes along each axis. Prints each run's
+# 8x8x8 cubes and 100 full planes along each axis; then a second array of
+# 1,000 chunks of 32 KiB written with b2nd_from_cbuffer and read with
+# b2nd_to_cbuffer (its size must equal the reference's). Prints each run's
 # phases, then a table of throughput ratios ours/ref (> 1: ours is faster).
 #
 # REF_PREFIX defaults to $BLOSC2_REF_3_3_5, then scripts/fetch-reference.sh.
@@ -103,3 +105,12 @@ awk '
 END { for (i = 0; i < n; i++) { k = keys[i]
         printf "| %s | %.4f | %.4f | %.2f |\n", k, o[k], f[k], (o[k] > 0 ? f[k] / o[k] : 0) } }
 ' "$results"
+
+# the small-chunk array must take the same bytes as the reference's
+o=$(sed -n 's/^result small_cbytes \([0-9]*\)/\1/p' "$work"/ours-1.txt | head -n 1)
+f=$(sed -n 's/^result small_cbytes \([0-9]*\)/\1/p' "$work"/ref-1.txt | head -n 1)
+if [ "$o" = "$f" ]; then
+    echo "small-chunk array: $o bytes, the same as the reference"
+else
+    echo "small-chunk array: ours $o bytes, reference $f bytes: DIFFERENT"
+fi

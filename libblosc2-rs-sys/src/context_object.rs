@@ -20,6 +20,9 @@ use blosc2_core::chunk::params::{CParams, DParams, SplitMode};
 use blosc2_core::chunk::{Compressor, Decompressor};
 use std::sync::{Arc, Mutex, TryLockError};
 
+/// Copies a context keeps for when it is busy (see `Context::spares`).
+const MAX_SPARES: usize = 8;
+
 pub(crate) enum Kind {
     Compress(Box<Compressor>),
     Decompress(Box<Decompressor>),
@@ -39,6 +42,11 @@ pub struct Context {
     kind: Mutex<Kind>,
     /// Never run: what a fresh copy of `kind` is made from (see `with_kind`).
     template: Kind,
+    /// Copies lent before and given back, for the next time `kind` is busy:
+    /// calls spanning many small chunks run one chunk per thread through
+    /// one context, and a fresh copy per chunk (its scratch buffers, its
+    /// codec states) cost as much as the chunk.
+    spares: Mutex<Vec<Kind>>,
     /// What `blosc2_ctx_get_cparams` reports (effective values).
     pub(crate) cparams: blosc2_cparams,
     pub(crate) dparams: blosc2_dparams,
@@ -53,6 +61,7 @@ impl Context {
     fn new(kind: Kind, cparams: blosc2_cparams, dparams: blosc2_dparams) -> Box<Context> {
         Box::new(Context {
             template: kind.fork(),
+            spares: Mutex::new(Vec::new()),
             kind: Mutex::new(kind),
             cparams,
             dparams,
@@ -75,7 +84,20 @@ impl Context {
                 self.kind.clear_poison();
                 f(&mut p.into_inner())
             }
-            Err(TryLockError::WouldBlock) => f(&mut self.template.fork()),
+            Err(TryLockError::WouldBlock) => {
+                let spare = self.spares.lock().ok().and_then(|mut v| v.pop());
+                let mut k = spare.unwrap_or_else(|| self.template.fork());
+                let r = f(&mut k);
+                // a copy's scratch is overwritten before each use, so it is
+                // as good as new (kept: as many as were ever busy at once,
+                // up to a few)
+                if let Ok(mut v) = self.spares.lock() {
+                    if v.len() < MAX_SPARES {
+                        v.push(k);
+                    }
+                }
+                r
+            }
         }
     }
 }

@@ -231,6 +231,16 @@ fn check_chunksize(sc: &SuperChunk, chunk_nbytes: usize) -> Result<()> {
     Ok(())
 }
 
+/// How many chunks of `chunk_nbytes` one call works on at a time when they
+/// are small enough to go side by side on the super-chunk's threads (None:
+/// one at a time, as before, with no buffering): at most 4 MiB of them.
+fn chunk_batch(sc: &SuperChunk, compress: bool, chunk_nbytes: usize) -> Option<usize> {
+    if chunk_nbytes > crate::schunk::SMALL_CHUNK || sc.chunk_threads(compress) <= 1 {
+        return None;
+    }
+    Some(((4 << 20) / chunk_nbytes.max(1)).max(1))
+}
+
 /// Items of the buffer (shaped `bufshape`) a box of `len` items per
 /// dimension reaches from its origin; 0 for an empty box.
 fn box_extent(bufshape: &[i64], len: &[i64]) -> Result<i64> {
@@ -352,7 +362,14 @@ impl<S: Borrow<SuperChunk>> Array<S> {
             return Ok(());
         }
         let len = self.check_buffer(start, stop, bufshape, buf.len())?;
-        buf.fill(0);
+        if len[..] == bufshape[..] {
+            // the box fills the buffer's shape: only what lies past it
+            // would stay unwritten
+            let covered = len.iter().product::<i64>() as usize * ts;
+            buf.get_mut(covered..).unwrap_or_default().fill(0);
+        } else {
+            buf.fill(0);
+        }
         if self.geom.nitems == 0 || len.contains(&0) {
             return Ok(());
         }
@@ -368,12 +385,71 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         // they are a small part of the chunk, more so on disk where the
         // whole chunk would be read otherwise
         let frac = if sc.urlpath().is_some() { 4 } else { 16 };
-        let mut tmp: Vec<u8> = Vec::new();
-        let mut chunkbuf: Vec<u8> = Vec::new();
-        plan_chunks(g, start, stop, |plan| {
+        // Whether a chunk's blocks are read one byte range per run of
+        // them (a small part of the chunk) rather than the chunk decoded.
+        // Range reads of a chunk on disk load only the blocks asked for,
+        // but DELTA decodes every block against block 0: such chunks go
+        // through the whole-chunk path.
+        let compact = |plan: &ChunkPlan| -> Result<bool> {
+            Ok(
+                (plan.blocks.len() * bb).saturating_mul(frac) <= chunk_nbytes
+                    && !(sc.urlpath().is_some() && {
+                        let lazy = sc.lazy_chunk(plan.nchunk)?;
+                        ChunkHeader::read(&lazy)?
+                            .filters
+                            .contains(&crate::chunk::header::filter_id::DELTA)
+                    }),
+            )
+        };
+        // The blocks of one chunk the box needs, into `image`: compact, the
+        // needed blocks one after the other; else the chunk as stored
+        // (padded), each block at its place.
+        let fill = |plan: &ChunkPlan, compact: bool, image: &mut [u8]| -> Result<()> {
             let nb = plan.blocks.len();
-            let base_item = plan.nchunk * g.extchunknitems;
-            let mut put = |part: &BlockPart, block: &[u8]| -> Result<()> {
+            if compact {
+                let base_item = plan.nchunk * g.extchunknitems;
+                let mut k = 0;
+                while k < nb {
+                    let mut e = k + 1;
+                    while e < nb && plan.blocks[e].nblock == plan.blocks[e - 1].nblock + 1 {
+                        e += 1;
+                    }
+                    let j0 = plan.blocks[k].nblock as usize;
+                    let a = base_item + (j0 * g.blocknitems as usize) as i64;
+                    let b = a + ((e - k) * g.blocknitems as usize) as i64;
+                    let to = image.get_mut(k * bb..e * bb).ok_or(ErrorKind::Data)?;
+                    sc.get_slice(a, b, to)?;
+                    k = e;
+                }
+                return Ok(());
+            }
+            let image = image.get_mut(..chunk_nbytes).ok_or(ErrorKind::Data)?;
+            if nb == nblocks {
+                if sc.decompress_chunk(plan.nchunk, image)? != chunk_nbytes {
+                    return Err(ErrorKind::Data);
+                }
+            } else {
+                let h = ChunkHeader::read(&sc.lazy_chunk(plan.nchunk)?)?;
+                // a mask only fits chunks cut into the array's blocks
+                let mask =
+                    (h.blocksize as usize == bb && h.nbytes as usize == chunk_nbytes).then(|| {
+                        let mut mask = vec![true; nblocks];
+                        for p in &plan.blocks {
+                            mask[p.nblock as usize] = false;
+                        }
+                        mask
+                    });
+                let got = sc.decompress_chunk_masked(plan.nchunk, mask.as_deref(), image)?;
+                if got != chunk_nbytes {
+                    return Err(ErrorKind::Data);
+                }
+            }
+            Ok(())
+        };
+        // The box's part of each block, from what `fill` left into `buf`.
+        let put = |plan: &ChunkPlan, compact: bool, image: &[u8], buf: &mut [u8]| -> Result<()> {
+            for (k, part) in plan.blocks.iter().enumerate() {
+                let j = if compact { k } else { part.nblock as usize };
                 let mut bs = [0i64; MAX_DIM];
                 let mut be = [0i64; MAX_DIM];
                 let mut ds = [0i64; MAX_DIM];
@@ -384,73 +460,59 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                 }
                 copy_buffer2(
                     ts,
-                    block,
+                    &image[j * bb..(j + 1) * bb],
                     &bshape,
                     &bs[..nd],
                     &be[..nd],
                     buf,
                     bufshape,
                     &ds[..nd],
-                )
-            };
-            // Range reads of a chunk on disk load only the blocks asked
-            // for, but DELTA decodes every block against block 0: such
-            // chunks go through the whole-chunk path.
-            let compact = (nb * bb).saturating_mul(frac) <= chunk_nbytes
-                && !(sc.urlpath().is_some() && {
-                    let lazy = sc.lazy_chunk(plan.nchunk)?;
-                    ChunkHeader::read(&lazy)?
-                        .filters
-                        .contains(&crate::chunk::header::filter_id::DELTA)
-                });
-            if compact {
-                // runs of consecutive blocks, each one byte range
-                let mut k = 0;
-                while k < nb {
-                    let mut e = k + 1;
-                    while e < nb && plan.blocks[e].nblock == plan.blocks[e - 1].nblock + 1 {
-                        e += 1;
-                    }
-                    let j0 = plan.blocks[k].nblock;
-                    let run = e - k;
-                    tmp.resize(run * bb, 0);
-                    let a = base_item + j0 * g.blocknitems as i64;
-                    sc.get_slice(a, a + (run * g.blocknitems as usize) as i64, &mut tmp)?;
-                    for (r, part) in plan.blocks[k..e].iter().enumerate() {
-                        put(part, &tmp[r * bb..(r + 1) * bb])?;
-                    }
-                    k = e;
-                }
-            } else {
-                chunkbuf.resize(chunk_nbytes, 0);
-                if nb == nblocks {
-                    if sc.decompress_chunk(plan.nchunk, &mut chunkbuf)? != chunk_nbytes {
-                        return Err(ErrorKind::Data);
-                    }
-                } else {
-                    let h = ChunkHeader::read(&sc.lazy_chunk(plan.nchunk)?)?;
-                    // a mask only fits chunks cut into the array's blocks
-                    let mask = (h.blocksize as usize == bb && h.nbytes as usize == chunk_nbytes)
-                        .then(|| {
-                            let mut mask = vec![true; nblocks];
-                            for p in &plan.blocks {
-                                mask[p.nblock as usize] = false;
-                            }
-                            mask
-                        });
-                    let got =
-                        sc.decompress_chunk_masked(plan.nchunk, mask.as_deref(), &mut chunkbuf)?;
-                    if got != chunk_nbytes {
-                        return Err(ErrorKind::Data);
-                    }
-                }
-                for part in &plan.blocks {
-                    let j = part.nblock as usize;
-                    put(part, &chunkbuf[j * bb..(j + 1) * bb])?;
+                )?;
+            }
+            self.stats.add(1, plan.blocks.len() as u64);
+            Ok(())
+        };
+        if let Some(batch) = chunk_batch(sc, false, chunk_nbytes) {
+            // Small chunks hold too few blocks to keep the threads busy one
+            // at a time: several are decoded side by side into one buffer,
+            // then copied out.
+            let mut plans = Vec::new();
+            plan_chunks(g, start, stop, |plan| {
+                let c = compact(&plan)?;
+                plans.push((plan, c));
+                Ok(())
+            })?;
+            let mut images = Vec::new();
+            for group in plans.chunks(batch) {
+                images.resize(group.len() * chunk_nbytes, 0);
+                let slots: Vec<std::sync::Mutex<&mut [u8]>> = images
+                    .chunks_mut(chunk_nbytes)
+                    .map(std::sync::Mutex::new)
+                    .collect();
+                sc.run_chunks(false, true, group.len(), |j, _: &mut ()| {
+                    let mut image = slots[j].lock().unwrap_or_else(|p| p.into_inner());
+                    fill(&group[j].0, group[j].1, &mut image)
+                })?;
+                drop(slots);
+                for ((plan, c), image) in group.iter().zip(images.chunks(chunk_nbytes)) {
+                    put(plan, *c, image, buf)?;
                 }
             }
-            self.stats.add(1, nb as u64);
-            Ok(())
+            return Ok(());
+        }
+        let mut image: Vec<u8> = Vec::new();
+        plan_chunks(g, start, stop, |plan| {
+            let c = compact(&plan)?;
+            let need = if c {
+                plan.blocks.len() * bb
+            } else {
+                chunk_nbytes
+            };
+            if image.len() < need {
+                image.resize(need, 0);
+            }
+            fill(&plan, c, &mut image)?;
+            put(&plan, c, &image, buf)
         })
     }
 
@@ -556,8 +618,10 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
         let nd = g.ndim;
         let stats = &self.stats;
         let sc = self.sc.borrow_mut();
-        let mut data = vec![0u8; chunk_nbytes];
-        plan_chunks(&g, start, stop, |plan| {
+        // The chunk a plan writes, compressed: the old one decoded when the
+        // box covers it only in part, the box's items copied in.
+        let make = |sc: &SuperChunk, plan: &ChunkPlan, data: &mut Vec<u8>| -> Result<Vec<u8>> {
+            data.resize(chunk_nbytes, 0);
             if plan.full {
                 // padding stays zero, as in the reference (with no padding
                 // every byte is written below)
@@ -569,10 +633,8 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
                 if covered != g.extchunknitems {
                     data.fill(0);
                 }
-            } else {
-                if sc.decompress_chunk(plan.nchunk, &mut data)? != chunk_nbytes {
-                    return Err(ErrorKind::Data);
-                }
+            } else if sc.decompress_chunk(plan.nchunk, data)? != chunk_nbytes {
+                return Err(ErrorKind::Data);
             }
             for part in &plan.blocks {
                 let j = part.nblock as usize;
@@ -595,7 +657,33 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
                     &ds[..nd],
                 )?;
             }
-            let c = sc.compress_chunk(plan.nchunk, &data)?;
+            sc.compress_chunk(plan.nchunk, data)
+        };
+        if let Some(batch) = chunk_batch(sc, true, chunk_nbytes) {
+            // Small chunks are compressed side by side (as super-chunk
+            // slices are), then stored in order: the frame is the same
+            // for every thread count.
+            let mut plans = Vec::new();
+            plan_chunks(&g, start, stop, |plan| {
+                plans.push(plan);
+                Ok(())
+            })?;
+            for group in plans.chunks(batch) {
+                let shared: &SuperChunk = sc;
+                let chunks =
+                    shared.run_chunks(true, true, group.len(), |j, data: &mut Vec<u8>| {
+                        make(shared, &group[j], data)
+                    })?;
+                for (plan, c) in group.iter().zip(chunks) {
+                    sc.update_chunk(plan.nchunk, &c)?;
+                    stats.add(1, 0);
+                }
+            }
+            return Ok(());
+        }
+        let mut data = Vec::new();
+        plan_chunks(&g, start, stop, |plan| {
+            let c = make(sc, &plan, &mut data)?;
             sc.update_chunk(plan.nchunk, &c)?;
             stats.add(1, 0);
             Ok(())

@@ -125,6 +125,10 @@ fn scratch_dir() -> PathBuf {
 }
 
 fn storage(kind: usize, ts: i32, path: &Path) -> Storage {
+    storage_threads(kind, ts, path, 1)
+}
+
+fn storage_threads(kind: usize, ts: i32, path: &Path, nthreads: i16) -> Storage {
     if kind >= 2 {
         let _ = std::fs::remove_file(path);
         let _ = std::fs::remove_dir_all(path);
@@ -132,12 +136,17 @@ fn storage(kind: usize, ts: i32, path: &Path) -> Storage {
     let cparams = CParams {
         typesize: ts,
         clevel: 5,
+        nthreads,
         ..CParams::default()
     };
     Storage {
         contiguous: kind != 3,
         urlpath: (kind >= 2).then(|| path.to_path_buf()),
         cparams,
+        dparams: crate::chunk::DParams {
+            nthreads,
+            ..Default::default()
+        },
         ..Storage::default()
     }
 }
@@ -149,6 +158,8 @@ fn check_against_model(seed: u64, cases: usize) {
         let params = random_params(&mut r);
         let ts = [1, 2, 4, 8, 3][r.range(0, 4) as usize];
         let kind = r.range(0, 3) as usize;
+        // several threads take small chunks side by side
+        let nthreads = [1, 2, 3][r.range(0, 2) as usize];
         let path = dir.join(format!("p{seed}-{case}.b2nd"));
         let n: i64 = params.shape.iter().product();
         let data: Vec<u8> = (0..n as usize * ts).map(|_| r.next() as u8).collect();
@@ -157,9 +168,13 @@ fn check_against_model(seed: u64, cases: usize) {
             ts,
             data: data.clone(),
         };
-        let ctx = format!("case {case} {:?} ts {ts} kind {kind}", params);
-        let mut a = Array::from_cbuffer(storage(kind, ts as i32, &path), &params, &data)
-            .unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
+        let ctx = format!(
+            "case {case} {:?} ts {ts} kind {kind} nthreads {nthreads}",
+            params
+        );
+        let st = storage_threads(kind, ts as i32, &path, nthreads);
+        let mut a =
+            Array::from_cbuffer(st, &params, &data).unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
         let mut back = vec![0u8; data.len()];
         a.to_cbuffer(&mut back).unwrap();
         assert_eq!(back, data, "{ctx}");
@@ -214,6 +229,66 @@ fn random_params_like(r: &mut Rng, p: &Params) -> Params {
         q.blockshape[i] = r.range(1, q.chunkshape[i] as i64) as i32;
     }
     q
+}
+
+/// Arrays of many small chunks are read and written several chunks at a
+/// time on the threads: the frame and every box read must not depend on
+/// the thread count, on any storage.
+#[test]
+fn small_chunks_side_by_side_are_thread_count_independent() {
+    let dir = scratch_dir();
+    let params = Params::new(&[37, 41, 23], &[5, 8, 7], &[3, 4, 7]);
+    let ts = 4usize;
+    let n: i64 = params.shape.iter().product();
+    let mut r = Rng(41);
+    let data: Vec<u8> = (0..n as usize * ts)
+        .map(|i| (i / 3) as u8 ^ (r.next() % 4) as u8)
+        .collect();
+    let boxes: Vec<(Vec<i64>, Vec<i64>)> =
+        (0..20).map(|_| random_box(&mut r, &params.shape)).collect();
+    let patch: Vec<u8> = (0..n as usize * ts).map(|_| r.next() as u8).collect();
+    for kind in 0..4 {
+        let mut frames = Vec::new();
+        let mut reads = Vec::new();
+        for nthreads in [1i16, 2, 3] {
+            let path = dir.join(format!("small-{kind}-{nthreads}.b2nd"));
+            let st = storage_threads(kind, ts as i32, &path, nthreads);
+            let mut a = Array::from_cbuffer(st, &params, &data).unwrap();
+            let mut got = Vec::new();
+            for (i, (s, e)) in boxes.iter().enumerate() {
+                let len: Vec<i64> = s.iter().zip(e).map(|(a, b)| b - a).collect();
+                let bn = len.iter().product::<i64>() as usize * ts;
+                if i % 2 == 0 {
+                    let mut out = vec![0u8; bn];
+                    a.get_slice_cbuffer(s, e, &mut out, &len).unwrap();
+                    got.push(out);
+                } else {
+                    a.set_slice_cbuffer(&patch[..bn], &len, s, e).unwrap();
+                }
+            }
+            let mut all = vec![0u8; data.len()];
+            a.to_cbuffer(&mut all).unwrap();
+            got.push(all);
+            // the chunks, not the frame: its header records the threads
+            let sc = a.schunk();
+            let chunks: Vec<Vec<u8>> = (0..sc.nchunks())
+                .map(|n| sc.chunk(n).unwrap().into_owned())
+                .collect();
+            frames.push(chunks);
+            reads.push(got);
+            drop(a);
+            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_dir_all(&path);
+        }
+        assert!(
+            frames.windows(2).all(|w| w[0] == w[1]),
+            "kind {kind}: chunks differ"
+        );
+        assert!(
+            reads.windows(2).all(|w| w[0] == w[1]),
+            "kind {kind}: reads differ"
+        );
+    }
 }
 
 #[test]

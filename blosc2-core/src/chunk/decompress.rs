@@ -322,7 +322,8 @@ impl ChunkView<'_> {
     /// BloscLZ without a dictionary. Item `i` then takes byte `i` of every
     /// stream, so each stream is decoded up to item `hi / typesize` and no
     /// further, where the reference decodes the whole block for a getitem.
-    /// Returns false, with nothing written, for any other block.
+    /// Returns false, with nothing written, for any other block, and for
+    /// ranges reaching the block's end (nothing to save there).
     fn decode_prefix(
         &self,
         j: usize,
@@ -342,10 +343,10 @@ impl ChunkView<'_> {
             || (j + 1 == self.nblocks && self.leftover > 0)
             || !(2..=16).contains(&ts)
             || !matches!(format, compformat::LZ4 | compformat::BLOSCLZ)
-            || lo % ts != 0
-            || hi % ts != 0
-            || hi > bsize
-            || bsize % ts != 0
+            || !lo.is_multiple_of(ts)
+            || !hi.is_multiple_of(ts)
+            || hi >= bsize
+            || !bsize.is_multiple_of(ts)
         {
             return Ok(false);
         }
@@ -414,17 +415,21 @@ impl ChunkView<'_> {
                 }
             }
         }
-        let out = &mut out[..hi - lo];
-        for (k, run) in runs[..ts].iter().enumerate() {
-            let bytes = out.iter_mut().skip(k).step_by(ts);
+        // the items' bytes of every stream side by side, then the
+        // (vectorized) unshuffle of just those items
+        let m = ihi - ilo;
+        let packed = &mut scratch.s2[..m * ts];
+        for (k, (run, to)) in runs[..ts]
+            .iter()
+            .zip(packed.chunks_exact_mut(m))
+            .enumerate()
+        {
             match run {
-                Some(v) => bytes.for_each(|b| *b = *v),
-                None => {
-                    let stream = &streams[k * neblock + ilo..k * neblock + ihi];
-                    bytes.zip(stream).for_each(|(b, s)| *b = *s);
-                }
+                Some(v) => to.fill(*v),
+                None => to.copy_from_slice(&streams[k * neblock + ilo..k * neblock + ihi]),
             }
         }
+        crate::filters::shuffle::unshuffle(ts, packed, &mut out[..hi - lo]);
         Ok(true)
     }
 }

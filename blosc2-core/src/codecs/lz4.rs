@@ -238,7 +238,11 @@ mod ffi {
         n.max(0) as usize
     }
 
-    pub(super) fn decompress_safe_partial(src: &[u8], dst: &mut [u8], want: usize) -> Option<usize> {
+    pub(super) fn decompress_safe_partial(
+        src: &[u8],
+        dst: &mut [u8],
+        want: usize,
+    ) -> Option<usize> {
         // SAFETY: as `LZ4_decompress_safe`, the partial decoder never reads
         // past src_size nor writes past dst_cap (want <= dst_cap, checked by
         // the caller); it stops once `want` bytes are out and returns a

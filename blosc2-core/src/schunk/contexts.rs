@@ -116,7 +116,7 @@ impl SuperChunk {
 
     /// How many chunks one call may compress or decompress side by side
     /// (see [`ChunkContexts::chunk_threads`]).
-    pub(super) fn chunk_threads(&self, compress: bool) -> usize {
+    pub(crate) fn chunk_threads(&self, compress: bool) -> usize {
         if let Some(c) = &self.contexts {
             return c.chunk_threads(compress);
         }

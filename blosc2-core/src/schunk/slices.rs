@@ -21,7 +21,7 @@ enum ChunkMap {
 /// Chunks up to this size are cut into too few blocks to keep a context's
 /// threads busy (the reference picks blocks of 32 to 256 KiB): calls that
 /// span many of them work on several chunks at once instead.
-const SMALL_CHUNK: usize = 128 << 10;
+pub(crate) const SMALL_CHUNK: usize = 128 << 10;
 
 impl SuperChunk {
     fn slice_geometry(&self, start: i64, stop: i64, len: usize) -> Result<(i64, i64)> {
@@ -154,7 +154,7 @@ impl SuperChunk {
     /// the chunk threads when the chunks are `small` and the hooks allow it
     /// (see [`Self::chunk_threads`]), else one after the other on the
     /// calling thread. Results come back in job order.
-    fn run_chunks<S: Default + Send, T: Send>(
+    pub(crate) fn run_chunks<S: Default + Send, T: Send>(
         &self,
         compress: bool,
         small: bool,
