@@ -399,17 +399,7 @@ impl ChunkView<'_> {
                 if csize == neblock {
                     dst[ilo..ihi].copy_from_slice(&stream[ilo..ihi]);
                 } else if format == compformat::LZ4 {
-                    // LZ4's partial decoder copies the match that crosses its
-                    // target byte by byte: on a stream of long runs (highly
-                    // compressed) that one match can cost more than the
-                    // whole decode, which copies runs wide
-                    if csize * 8 < neblock {
-                        if crate::codecs::lz4::decompress(stream, dst)? != neblock {
-                            return Err(ErrorKind::Data);
-                        }
-                    } else {
-                        crate::codecs::lz4::decompress_prefix(stream, dst, ihi)?;
-                    }
+                    crate::codecs::lz4::decompress_prefix(stream, dst, ihi)?;
                 } else {
                     crate::codecs::blosclz::decompress_prefix(stream, dst, ihi)?;
                 }

@@ -665,7 +665,7 @@ fn copy_short_match(out: &mut [u8], op: usize, dist: usize) {
 /// LZ77 copy of `len` bytes from `dist` bytes back; overlapping copies repeat
 /// the pattern. Caller guarantees `1 <= dist <= op` and `op + len <= out.len()`.
 #[inline(always)]
-fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
+pub(crate) fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
     let src = op - dist;
     let end = op + len;
     // Away from the end of the buffer, copy whole fixed-size chunks and let
