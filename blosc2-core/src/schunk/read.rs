@@ -114,6 +114,19 @@ impl SuperChunk {
         }
     }
 
+    /// Reads of parts of stored chunk `i` through one open file: a sparse
+    /// frame's chunk file is opened once for all of them rather than per
+    /// read (a small slice of a chunk takes four or five reads).
+    fn part_reader(&self, i: usize) -> Result<PartReader<'_>> {
+        let file = match (&self.entries[i].slot, &self.backing) {
+            (Slot::File(id), Backing::Dir { path, .. }) => {
+                Some(self.io.open(&sframe::chunk_path(path, *id), Mode::Read)?)
+            }
+            _ => None,
+        };
+        Ok(PartReader { sc: self, i, file })
+    }
+
     /// Load into `buf` chunk `n` with at least the blocks holding bytes
     /// `start..start+len` of its data, for chunks on disk: only the header,
     /// block starts, dictionary and those blocks are read, so small slices of
@@ -132,8 +145,9 @@ impl SuperChunk {
             return Ok(None);
         }
         let ext = EXTENDED_HEADER_LENGTH;
+        let mut part = self.part_reader(i)?;
         let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
-        self.read_part(i, 0, &mut hb)?;
+        part.read(0, &mut hb)?;
         let h = ChunkHeader::read(&hb)?;
         let cb = h.cbytes.max(0) as usize;
         let (nblocks, _) = h.nblocks();
@@ -156,12 +170,7 @@ impl SuperChunk {
         // A chunk file shorter than its header claims is a failed read, as
         // in `chunk`; checked before `buf` grows to the claim (a 36-byte
         // file claimed 879 MB, all of it zeroed).
-        if let (Slot::File(id), Backing::Dir { path, .. }) = (&self.entries[i].slot, &self.backing)
-        {
-            let size = self
-                .io
-                .open(&sframe::chunk_path(path, *id), Mode::Read)?
-                .size()?;
+        if let Some(size) = part.file_size()? {
             if cb as u64 > size {
                 return Err(ErrorKind::FileRead);
             }
@@ -176,7 +185,7 @@ impl SuperChunk {
         }
         let out = &mut buf[..cb];
         out[..ext].copy_from_slice(&hb);
-        self.read_part(i, ext, &mut out[ext..idx_end])?;
+        part.read(ext, &mut out[ext..idx_end])?;
         let starts: Vec<usize> = out[ext..idx_end]
             .chunks_exact(4)
             .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]).max(0) as usize)
@@ -185,7 +194,7 @@ impl SuperChunk {
         if first < idx_end || first > cb {
             return Ok(None);
         }
-        self.read_part(i, idx_end, &mut out[idx_end..first])?;
+        part.read(idx_end, &mut out[idx_end..first])?;
         let (j0, j1) = (start / bs, (start + len - 1) / bs);
         for j in j0..=j1.min(nblocks - 1) {
             let a = starts[j];
@@ -199,7 +208,7 @@ impl SuperChunk {
             if a < first || a > b {
                 return Ok(None);
             }
-            self.read_part(i, a, &mut out[a..b])?;
+            part.read(a, &mut out[a..b])?;
         }
         Ok(Some(cb))
     }
@@ -218,8 +227,9 @@ impl SuperChunk {
             (Slot::File(id), Backing::Dir { .. }) => (*id as i32, *id),
             _ => return self.chunk(n),
         };
+        let mut part = self.part_reader(i)?;
         let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
-        self.read_part(i, 0, &mut hb)?;
+        part.read(0, &mut hb)?;
         let h = ChunkHeader::read(&hb)?;
         let Some(layout) = lazy::Layout::of(&h)? else {
             // special chunks stored as data are small: hand them out whole
@@ -227,11 +237,7 @@ impl SuperChunk {
         };
         let mut meta = vec![0u8; layout.meta_len()];
         meta[..EXTENDED_HEADER_LENGTH].copy_from_slice(&hb);
-        self.read_part(
-            i,
-            EXTENDED_HEADER_LENGTH,
-            &mut meta[EXTENDED_HEADER_LENGTH..],
-        )?;
+        part.read(EXTENDED_HEADER_LENGTH, &mut meta[EXTENDED_HEADER_LENGTH..])?;
         lazy::build(&h, &layout, &meta, nchunk, offset).map(Cow::Owned)
     }
 
@@ -295,5 +301,27 @@ impl SuperChunk {
             }
             d.decompress(&c, dest)
         })
+    }
+}
+
+/// See [`SuperChunk::part_reader`].
+struct PartReader<'a> {
+    sc: &'a SuperChunk,
+    i: usize,
+    /// The chunk's own file (sparse frames); None: through the frame's.
+    file: Option<Box<dyn crate::io::Stream>>,
+}
+
+impl PartReader<'_> {
+    fn read(&mut self, pos: usize, buf: &mut [u8]) -> Result<()> {
+        match self.file.as_mut() {
+            Some(s) => s.read_exact_at(pos as u64, buf),
+            None => self.sc.read_part(self.i, pos, buf),
+        }
+    }
+
+    /// The length of the chunk's own file, when it has one.
+    fn file_size(&mut self) -> Result<Option<u64>> {
+        self.file.as_mut().map(|s| s.size()).transpose()
     }
 }
