@@ -279,17 +279,18 @@ pub(crate) unsafe fn decompress_with(
         Err(e) => return err(e),
     };
     // Only the chunk's own nbytes may be written, whatever destsize says.
-    let nbytes = match blosc2_core::chunk::ChunkHeader::read(s) {
-        Ok(h) => h.nbytes.max(0) as usize,
+    let header = match blosc2_core::chunk::ChunkHeader::read(s) {
+        Ok(h) => h,
         Err(e) => return err(e),
     };
+    let nbytes = header.nbytes.max(0) as usize;
     if nbytes > destsize as usize {
         return err(ErrorKind::WriteBuffer);
     }
 
     // SAFETY: `destsize` >= nbytes writable bytes per the caller's contract.
     let out = unsafe { out_slice(dest, nbytes) };
-    rc(d.decompress(s, out))
+    rc(d.decompress_read(header, s, out))
 }
 
 /// Decode `nitems` items from `start` with a context.

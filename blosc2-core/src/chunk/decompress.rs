@@ -57,7 +57,12 @@ pub struct ChunkView<'a> {
 impl<'a> ChunkView<'a> {
     /// Parse and validate `src` (which may be longer than the chunk).
     pub fn parse(src: &'a [u8]) -> Result<ChunkView<'a>> {
-        let header = ChunkHeader::read(src)?;
+        Self::with_header(ChunkHeader::read(src)?, src)
+    }
+
+    /// [`Self::parse`] with the header already read from `src` (small
+    /// chunks pay for every pass over it).
+    fn with_header(header: ChunkHeader, src: &'a [u8]) -> Result<ChunkView<'a>> {
         if header.is_vlblocks() {
             // variable-length blocks arrive with the 3.x extensions
             return Err(ErrorKind::VersionSupport);
@@ -524,11 +529,21 @@ impl Decompressor {
 
     /// Decompress a whole chunk into `dest`; returns the decoded size.
     pub fn decompress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        self.decompress_read(ChunkHeader::read(src)?, src, dest)
+    }
+
+    /// [`Self::decompress`] of a chunk whose header the caller has read
+    /// already (with [`ChunkHeader::read`] from `src`).
+    pub fn decompress_read(
+        &mut self,
+        header: ChunkHeader,
+        src: &[u8],
+        dest: &mut [u8],
+    ) -> Result<usize> {
         let mask = self.maskout.take();
         if self.params.nthreads <= 0 {
             return Err(ErrorKind::InvalidParam);
         }
-        let header = ChunkHeader::read(src)?;
         if header.nbytes as usize > dest.len() {
             return Err(ErrorKind::WriteBuffer);
         }
@@ -543,7 +558,7 @@ impl Decompressor {
                 nthreads,
             );
         }
-        let view = ChunkView::parse(src)?;
+        let view = ChunkView::with_header(header, src)?;
         if let Some(m) = &mask {
             if m.len() != view.nblocks {
                 return Err(ErrorKind::Data);
