@@ -96,8 +96,9 @@ impl SuperChunk {
         let obsolete = std::mem::take(&mut self.obsolete);
         match r {
             Ok(v) => {
+                // through the backend: a user's need not be the filesystem
                 for p in obsolete {
-                    let _ = std::fs::remove_file(p);
+                    let _ = self.io.remove(&p);
                 }
                 Ok(v)
             }
@@ -130,7 +131,7 @@ impl SuperChunk {
                     }
                 }
                 for p in created {
-                    let _ = std::fs::remove_file(p);
+                    let _ = self.io.remove(&p);
                 }
                 Err(e)
             }
