@@ -12,6 +12,7 @@ use blosc2_core::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 mod b2nd_open;
 mod capi;
 mod frames;
+mod lazy_udio;
 pub mod memio;
 mod schunk_ops;
 pub mod seeds;
@@ -19,6 +20,7 @@ mod vlblocks;
 pub use b2nd_open::b2nd_open;
 pub use capi::capi;
 pub use frames::{build_container, open_frame_at, sframe, split_container};
+pub use lazy_udio::lazy_udio;
 pub use schunk_ops::schunk_ops;
 pub use vlblocks::vlblocks;
 
