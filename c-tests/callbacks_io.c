@@ -28,6 +28,10 @@
  * same call without failures fails too and b2nd arrays no longer open.
  * CALLBACKS_IO_LENIENT=1 checks only "no crash, no hang" (upstream passes
  * that part: it neither crashes nor hangs).
+ *
+ * To see what happens: CALLBACKS_IO_TRACE=1 prints every backend call (and
+ * which one fails), CALLBACKS_IO_VERBOSE=1 each failed call whose change
+ * reached the disk anyway.
  */
 #include <pthread.h>
 #include <signal.h>
