@@ -5,7 +5,7 @@
  * The backend (id >= BLOSC2_IO_REGISTERED) wraps the filesystem backend of
  * blosc2_get_io_cb(BLOSC2_IO_FILESYSTEM) and, when armed, makes the n-th
  * call of one kind fail: open returns NULL, read and write return short
- * (a short write writes half), truncate and destroy return -1; either that
+ * (a short write writes half, or all but the last item), truncate and destroy return -1; either that
  * call only ("once") or every call from it on ("sticky", a disk that went
  * bad: the first failing write writes half, the later ones nothing).  For a contiguous frame file and a sparse frame directory, each
  * operation is run with the failure armed at n = 0, 1, 2, ... until it
@@ -121,9 +121,12 @@ static int64_t f_write(const void *ptr, int64_t size, int64_t nitems, int64_t po
     bool first = injected == 1;
     pthread_mutex_unlock(&mu);
     if (!first) return 0;
-    int64_t half = nitems / 2;
-    if (half > 0) fs.write(ptr, size, half, pos, stream);
-    return half;
+    /* half of it, or all but its last item when armed at an odd call */
+    pthread_mutex_lock(&mu);
+    int64_t part = armed_at % 2 ? nitems - 1 : nitems / 2;
+    pthread_mutex_unlock(&mu);
+    if (part > 0) fs.write(ptr, size, part, pos, stream);
+    return part;
   }
   return fs.write(ptr, size, nitems, pos, stream);
 }
@@ -154,6 +157,7 @@ typedef struct {
   int nvl;
   char vlname[MAXVL][16];
   int32_t vlval[MAXVL];
+  int32_t meta; /* the content of metalayer "m" */
 } model_t;
 
 static model_t cur, next;
@@ -183,6 +187,9 @@ static blosc2_schunk *create(bool contiguous) {
   blosc2_schunk *sc = blosc2_schunk_new(&st);
   REQUIRE(sc != NULL);
   memset(&cur, 0, sizeof cur);
+  /* metalayers come before the chunks */
+  cur.meta = 7;
+  REQUIRE(blosc2_meta_add(sc, "m", (uint8_t *)&cur.meta, 4) >= 0);
   for (int c = 0; c < NCH0; c++) {
     gen(cur.items[c], c + 1);
     REQUIRE(blosc2_schunk_append_buffer(sc, cur.items[c], NB) == c + 1);
@@ -230,6 +237,14 @@ static bool holds(blosc2_schunk *sc, const model_t *m, const char *what) {
     }
     free(content);
   }
+  uint8_t *meta = NULL;
+  int32_t mlen = 0;
+  int rc = blosc2_meta_get(sc, "m", &meta, &mlen);
+  if (rc < 0 || mlen != 4 || memcmp(meta, &m->meta, 4) != 0) {
+    if (what) fprintf(stderr, "%s: metalayer m: rc %d\n", what, rc);
+    ok = false;
+  }
+  free(meta);
   return ok;
 }
 
@@ -353,6 +368,14 @@ static int op_vlmeta(blosc2_schunk *sc) {
   return rc < 0 ? rc : 0;
 }
 
+/* a metalayer of the same size changes in place, in the frame's header */
+static int op_meta(blosc2_schunk *sc) {
+  int32_t val = 2000 + vl_counter;
+  int rc = blosc2_meta_update(sc, "m", (uint8_t *)&val, 4);
+  next.meta = val;
+  return rc < 0 ? rc : 0;
+}
+
 static const struct {
   const char *name;
   op_fn fn;
@@ -360,7 +383,7 @@ static const struct {
     {"append", op_append},         {"update", op_update},       {"insert", op_insert},
     {"delete", op_delete},         {"get_chunk", op_get_chunk}, {"decompress_chunk", op_decompress},
     {"lazychunk", op_lazy},        {"get_slice", op_get_slice}, {"set_slice", op_set_slice},
-    {"vlmeta_add", op_vlmeta},
+    {"vlmeta_add", op_vlmeta},     {"meta_update", op_meta},
 };
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 

@@ -197,7 +197,13 @@ impl SuperChunk {
         }
         let tail_at = unchanged + shift;
         s.write_all_at(pos(tail_at)?, &tail)?;
-        let mut h = read_vec(s, base, fh::HEADER_MINLEN)?;
+        // the whole header, metalayers too: it is also what a failed write
+        // of the new one is undone with (a metalayer may change in place)
+        let mut h = read_vec(
+            s,
+            base,
+            usize::try_from(hl).map_err(|_| ErrorKind::FileWrite)?,
+        )?;
         h[fh::pos::CBYTES..fh::pos::CBYTES + 8].copy_from_slice(&tail_at.to_be_bytes());
         fh::set_frame_len(&mut h, hl + tail_at + tail.len() as i64);
         s.write_all_at(base, &h)?;
