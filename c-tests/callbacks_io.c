@@ -26,8 +26,8 @@
  *
  * Ours only: upstream 3.3.5 does not undo a failed change, so after one the
  * same call without failures fails too and b2nd arrays no longer open.
- * CALLBACKS_IO_LENIENT=1 checks only "no crash, no hang" (upstream passes
- * that part: it neither crashes nor hangs).
+ * CALLBACKS_IO_LENIENT=1 checks only "no crash, no hang, an error code
+ * for a call that could not do its work", which upstream passes.
  *
  * To see what happens: CALLBACKS_IO_TRACE=1 prints every backend call (and
  * which one fails), CALLBACKS_IO_VERBOSE=1 each failed call whose change
@@ -405,7 +405,7 @@ static void run_op(bool contiguous, int o, int kind, bool is_sticky) {
              contiguous ? "frame" : "sparse", ops[o].name, kind_name[kind], at,
              is_sticky ? " and on" : "", nthreads_now);
     if (inj == 0) {
-      CHECK(rc >= 0);
+      CHECK(rc >= 0 || lenient);
       if (rc >= 0) cur = next;
       break;
     }
@@ -458,7 +458,7 @@ static void run_op(bool contiguous, int o, int kind, bool is_sticky) {
     blosc2_schunk_free(re);
   }
   if (!lenient) CHECK(holds(sc, &cur, "at the end"));
-  CHECK_EQ_INT(blosc2_schunk_free(sc), 0);
+  CHECK(blosc2_schunk_free(sc) == 0 || lenient);
   if (!lenient) {
     blosc2_schunk *re = blosc2_schunk_open(path_of(contiguous));
     REQUIRE(re != NULL);
@@ -565,6 +565,7 @@ static void b2nd_ops(bool contiguous) {
         b2nd_array_t *arr = NULL;
         if (step > 0) {
           arr = b2nd_open_io(contiguous, &rc);
+          if (arr == NULL && lenient) break;
           REQUIRE(arr != NULL);
         }
         snprintf(what, sizeof what, "b2nd %s step %d, %s fails at call %ld, %d threads",
@@ -611,7 +612,7 @@ static void b2nd_ops(bool contiguous) {
           checked_failures++;
           if (rc >= 0) tolerated++;
         } else {
-          CHECK(rc >= 0);
+          CHECK(rc >= 0 || lenient);
         }
         if (arr != NULL) {
           if (!lenient && !grid_is(arr, what)) CHECK(false);
