@@ -38,6 +38,8 @@
 #
 # Environment: CC (cc), CFLAGS (-O2 -g), C_TESTS_OUT (build/c-tests),
 # C_TESTS_VALGRIND=1 (run the c-tests/*.c programs under valgrind memcheck),
+# C_TESTS_HELGRIND=1 (also run the threaded ones under helgrind and drd with
+# c-tests/valgrind/*.supp; unsuppressed reports fail),
 # REPORT_DIR (build), BLOSC2_REF_3_3_5 / BLOSC2_REF_2_22_1 (reference
 # prefixes; default: scripts/fetch-reference.sh), ROUNDTRIP_QUICK=1 (every
 # 7th roundtrip case only), BLOSC2_NO_FETCH=1 (never download references).
@@ -167,6 +169,39 @@ for src in "$here"/*.c; do
         *) fail "$name" "exit status $rc" "$log" ;;
     esac
 done
+
+# --- threaded programs under helgrind and drd (opt-in) ----------------------
+# C_TESTS_HELGRIND=1 runs the programs that share one super-chunk or array
+# between threads under valgrind's helgrind and drd too, with the
+# suppressions of c-tests/valgrind/ (each says why its reports are false:
+# Rust's std locks and atomics are invisible to both tools); any other
+# report fails. Slow (minutes per program): the programs run fewer rounds.
+if [ "${C_TESTS_HELGRIND:-0}" = 1 ]; then
+    if ! command -v valgrind >/dev/null 2>&1; then
+        echo "c-tests: C_TESTS_HELGRIND=1 but valgrind is not installed"
+    else
+        # (not callbacks.c: its calls with library threads use the pool,
+        # whose rayon hand-offs make the caller's later accesses to the
+        # results look racing, with no frame of the library to match)
+        for name in schunk_threads schunk_threads_storages b2nd_threads threads_rw; do
+            [ -x "$OUT/bin/$name" ] || continue
+            for tool in helgrind drd; do
+                log=$OUT/logs/$name.$tool.log
+                THREADS_RW_ROUNDS=15 THREADS_RW_CALLBACK=1 LD_LIBRARY_PATH=$P/lib limit 3600 valgrind --tool=$tool \
+                    --num-callers=40 --suppressions="$here/valgrind/$tool.supp" \
+                    --error-exitcode=99 "$OUT/bin/$name" >"$log" 2>&1
+                rc=$?
+                summary=$(sed -n 's/^==[0-9]*== ERROR SUMMARY: //p' "$log" | tail -n 1)
+                case $rc in
+                    0) pass "$tool-$name ($summary)" ;;
+                    77) skip "$tool-$name" "$(tail -n 1 "$log")" ;;
+                    99) fail "$tool-$name" "unsuppressed reports: $summary" "$log" ;;
+                    *) fail "$tool-$name" "exit status $rc" "$log" ;;
+                esac
+            done
+        done
+    fi
+fi
 
 # --- SONAME and exported symbols ------------------------------------------
 so=$P/lib/libblosc2.so.9

@@ -12,7 +12,7 @@
 set -eu
 cd "$(dirname "$0")"
 SECS=${1:-30}
-TARGETS="decompress_chunk roundtrip open_frame open_frame_at vlblocks b2nd_open schunk_ops sframe capi"
+TARGETS="decompress_chunk roundtrip open_frame open_frame_at vlblocks b2nd_open schunk_ops sframe capi lazy_udio"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 status=0
 

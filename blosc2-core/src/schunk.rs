@@ -123,6 +123,10 @@ pub struct SuperChunk {
     /// Whether the current operation moved the frame on disk (its old
     /// content to copies): if it fails, state is read back from the file.
     disk_moved: bool,
+    /// Bytes a failed write tore and the write meant to put the old ones
+    /// back failed too (see [`persist::Torn`]): retried before the next
+    /// access to the frame.
+    torn: Option<persist::Torn>,
     /// The length of the caller's frame a super-chunk was made from with
     /// `from_buffer(copy=false)`, until the first change: that frame, holes
     /// included, is what it stands for (its length, and its bytes at the C

@@ -12,6 +12,7 @@ use blosc2_core::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 mod b2nd_open;
 mod capi;
 mod frames;
+mod lazy_udio;
 pub mod memio;
 mod schunk_ops;
 pub mod seeds;
@@ -19,6 +20,7 @@ mod vlblocks;
 pub use b2nd_open::b2nd_open;
 pub use capi::capi;
 pub use frames::{build_container, open_frame_at, sframe, split_container};
+pub use lazy_udio::lazy_udio;
 pub use schunk_ops::schunk_ops;
 pub use vlblocks::vlblocks;
 
@@ -26,10 +28,16 @@ pub use vlblocks::vlblocks;
 /// huge `nbytes` cannot make the fuzzer run out of memory.
 pub const MAX_DEST: usize = 16 << 20;
 
-/// `decompress_chunk`'s cap: special chunks claiming many MiB made filling
-/// the buffers (not parsing) take most of the time, so a bigger claim is
-/// mostly useful to exercise the "destination too small" refusal.
-const CHUNK_DEST: usize = 2 << 20;
+/// `decompress_chunk`'s cap on the output a header may claim: enough for
+/// the long matches and runs of real chunks (upstream's own fuzzer sizes
+/// the output by the header too).
+const CHUNK_DEST: usize = 64 << 20;
+
+/// Largest output decompressed a second time with two threads: a special
+/// chunk claiming 64 MiB costs a 64 MiB fill per decompression, and the
+/// threads split blocks the same way from a few blocks on, so comparing
+/// past this size would mostly measure memset.
+const COMPARE_THREADS_UP_TO: usize = 8 << 20;
 
 /// Worst-case growth of a chunk over its data (upstream `BLOSC2_MAX_OVERHEAD`).
 const MAX_OVERHEAD: usize = 32;
@@ -105,6 +113,14 @@ thread_local! {
             nthreads: n,
             ..DParams::default()
         })).collect());
+    /// `decompress_chunk`'s two outputs, allocated once per process:
+    /// zeroing 64 MiB per input would cost more than most decompressions.
+    /// Never zeroed between inputs either, so only the `n` bytes a
+    /// successful decompression reports are ever compared (it writes all
+    /// of them, or fails; a chunk of uninitialized values writes none, see
+    /// `decompress_chunk`).
+    static CHUNK_OUTPUTS: std::cell::RefCell<[Vec<u8>; 2]> =
+        std::cell::RefCell::new([vec![0u8; CHUNK_DEST], vec![0u8; CHUNK_DEST]]);
     static COMPRESSORS: std::cell::RefCell<Vec<Compressor>> =
         std::cell::RefCell::new((1..=3).map(|n| Compressor::new(CParams {
             nthreads: n,
@@ -138,43 +154,65 @@ pub fn decompress_chunk(data: &[u8]) {
         0
     };
     let dest_len = (claimed.max(0) as usize).min(CHUNK_DEST);
+    // A chunk of uninitialized values decompresses without writing its
+    // output (as upstream's): its bytes are made zeros here, the values a
+    // fresh buffer would have, so nothing left from another input is read.
+    let uninit = blosc2_core::chunk::ChunkHeader::read(data)
+        .is_ok_and(|h| h.special_bits() == blosc2_core::chunk::Special::Uninit as u8);
+    let settle = |r: blosc2_core::error::Result<usize>, out: &mut [u8]| {
+        if let (Ok(n), true) = (r, uninit) {
+            let len = out.len();
+            out[..n.min(len)].fill(0);
+        }
+        r
+    };
 
-    let mut full: Option<Vec<u8>> = None;
-    for nthreads in [1i16, 2] {
-        let mut dest = vec![0u8; dest_len];
-        if let Ok(n) = with_decompressor(nthreads, |d| d.decompress(data, &mut dest)) {
-            assert!(n <= dest.len(), "decompress reported more than the buffer");
-            dest.truncate(n);
-            match &full {
-                None => full = Some(dest),
-                Some(prev) => {
-                    if prev != &dest {
-                        let at = prev.iter().zip(&dest).position(|(a, b)| a != b);
+    CHUNK_OUTPUTS.with(|outs| {
+        let [one, two] = &mut *outs.borrow_mut();
+        let got1 = with_decompressor(1, |d| d.decompress(data, &mut one[..dest_len]));
+        let got1 = settle(got1, one);
+        if let Ok(n) = got1 {
+            assert!(n <= dest_len, "decompress reported more than the buffer");
+        }
+        let mut got2 = Err(blosc2_core::error::ErrorKind::Failure);
+        if dest_len <= COMPARE_THREADS_UP_TO {
+            got2 = with_decompressor(2, |d| d.decompress(data, &mut two[..dest_len]));
+            got2 = settle(got2, two);
+            match (got1, got2) {
+                (Ok(n1), Ok(n2)) => {
+                    let (a, b) = (&one[..n1], &two[..n2]);
+                    if a != b {
+                        let at = a.iter().zip(b).position(|(x, y)| x != y);
                         panic!(
-                            "1 and 2 threads disagree: lengths {} and {}, first difference at {at:?}",
-                            prev.len(),
-                            dest.len()
+                            "1 and 2 threads disagree: lengths {n1} and {n2}, first difference at {at:?}"
                         );
                     }
                 }
+                (Ok(_), Err(e)) => {
+                    panic!("decompress succeeded with 1 thread but failed with 2: {e:?}")
+                }
+                (Err(_), Ok(n)) => assert!(n <= dest_len),
+                (Err(_), Err(_)) => {}
             }
-        } else {
-            assert!(
-                full.is_none(),
-                "decompress succeeded with 1 thread but failed with {nthreads}"
-            );
         }
-    }
-
-    // Too small a destination must be refused, not overrun.
-    if dest_len > 0 {
-        let mut d = Decompressor::new(DParams::default());
-        let mut small = vec![0u8; dest_len - 1];
-        if let Ok(n) = d.decompress(data, &mut small) {
-            assert!(n <= small.len());
+        let (full, spare) = match (got1, got2) {
+            (Ok(n), _) => (Some(&one[..n]), &mut two[..]),
+            (Err(_), Ok(n)) => (Some(&two[..n]), &mut one[..]),
+            _ => (None, &mut two[..]),
+        };
+        // Too small a destination must be refused, not overrun.
+        if dest_len > 0 {
+            if let Ok(n) = with_decompressor(1, |d| d.decompress(data, &mut spare[..dest_len - 1])) {
+                assert!(n < dest_len);
+            }
         }
-    }
+        check_getitem(data, full);
+    });
+}
 
+/// Ranges of `data` read with `getitem` and `getitem_bytes` agree with
+/// `full`, its decompressed output where that worked.
+fn check_getitem(data: &[u8], full: Option<&[u8]>) {
     // Ranges derived from the tail of the input (least likely to be the
     // header, so they vary independently of it).
     let tail = if data.len() >= 8 {
@@ -194,7 +232,7 @@ pub fn decompress_chunk(data: &[u8]) {
         assert!(n <= dest.len());
         // Zero items succeed whatever the start (as upstream), so only
         // non-empty reads say anything about the offsets.
-        if let (Some(f), true) = (&full, n > 0) {
+        if let (Some(f), true) = (full, n > 0) {
             let at = start as usize * typesize;
             assert_eq!(
                 &dest[..n],
@@ -217,7 +255,7 @@ pub fn decompress_chunk(data: &[u8]) {
     let mut dest = vec![0u8; bytes_len];
     if let Ok(n) = d.getitem_bytes(data, bstart, bcount, &mut dest) {
         assert!(n <= dest.len());
-        if let (Some(f), true) = (&full, n > 0) {
+        if let (Some(f), true) = (full, n > 0) {
             let at = bstart as usize;
             assert_eq!(
                 &dest[..n],

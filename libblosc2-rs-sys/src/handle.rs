@@ -23,7 +23,7 @@ use blosc2_core::chunk::{Compressor, Decompressor};
 use blosc2_core::error::ErrorKind;
 use blosc2_core::schunk::{ChunkContexts, HeldChunk, SuperChunk};
 use std::cell::UnsafeCell;
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -81,6 +81,8 @@ pub(crate) struct Handle {
     pub(crate) gate: super::reading::Gate,
     /// Reads of this handle under way.
     pub(crate) readers: std::sync::atomic::AtomicUsize,
+    /// Whether the backend's `destroy` ran (see [`Handle::destroy_io`]).
+    io_destroyed: bool,
 }
 
 fn cmeta(m: &blosc2_core::metalayers::Metalayer) -> CMeta {
@@ -123,6 +125,7 @@ impl Handle {
             vlmetas: Vec::new(),
             cframe: ptr::null_mut(),
             avoid_cframe_free: false,
+            io_destroyed: false,
             data: Vec::new(),
             specials: Vec::new(),
             gate: Default::default(),
@@ -343,6 +346,15 @@ impl Handle {
         self.sync();
     }
 
+    /// Release the backend's params (`io_cb->destroy`) once; its code, so
+    /// `blosc2_schunk_free` can report a failure as upstream does.
+    pub(crate) fn destroy_io(&mut self) -> c_int {
+        if std::mem::replace(&mut self.io_destroyed, true) {
+            return 0;
+        }
+        super::io::destroy_params(&self.io)
+    }
+
     pub(crate) fn into_c(self: Box<Handle>) -> *mut blosc2_schunk {
         Box::into_raw(self).cast()
     }
@@ -359,7 +371,7 @@ impl Drop for Handle {
             }
         }
         // the backend's resources (a memory mapping) go with the super-chunk
-        super::io::destroy_params(&self.io);
+        self.destroy_io();
         if !self.cframe.is_null() && !self.avoid_cframe_free {
             // SAFETY: the caller gave up this malloc()ed buffer to us in
             // `blosc2_schunk_from_buffer(copy=false)`, as upstream documents.

@@ -758,13 +758,14 @@ pub(crate) fn backend_for(io: &blosc2_io) -> Result<Arc<dyn Backend>> {
 }
 
 /// Release a backend's params as upstream does when a super-chunk is freed
-/// or fails to open (`io_cb->destroy(io->params)`).
-pub(crate) fn destroy_params(io: &blosc2_io) {
+/// or fails to open (`io_cb->destroy(io->params)`); the callback's code.
+pub(crate) fn destroy_params(io: &blosc2_io) -> c_int {
     if let Some(cb) = find(io.id) {
         // SAFETY: registry entries are valid forever.
         if let Some(d) = unsafe { (*cb).destroy } {
             // SAFETY: the params the user handed over with this backend.
-            unsafe { d(io.params) };
+            return unsafe { d(io.params) };
         }
     }
+    0
 }

@@ -358,7 +358,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         let ts = ts as usize;
         if self.ndim() == 0 {
             let out = buf.get_mut(..ts).ok_or(ErrorKind::InvalidParam)?;
-            self.schunk().decompress_chunk(0, out)?;
+            self.schunk().decompress_chunk(0, out).map_err(failure)?;
             return Ok(());
         }
         let len = self.check_buffer(start, stop, bufshape, buf.len())?;
@@ -376,11 +376,14 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         let g = &self.geom;
         let sc = self.schunk();
         let chunk_nbytes = g.chunk_nbytes(ts as i32)?;
-        check_chunksize(sc, chunk_nbytes)?;
+        // chunks of another size than the array's: the reference fails to
+        // decompress them into its chunk buffer, or refuses their blocks
+        check_chunksize(sc, chunk_nbytes).map_err(failure)?;
         let bb = g.blocknitems as usize * ts;
         let nblocks = g.nblocks() as usize;
         let bshape: Vec<i64> = g.blockshape().iter().map(|&b| b as i64).collect();
         let nd = g.ndim;
+        let fast = is_fastpath(g, start, stop);
         // the reference's thresholds: reading blocks one by one pays when
         // they are a small part of the chunk, more so on disk where the
         // whole chunk would be read otherwise
@@ -418,18 +421,31 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                     let a = base_item + (j0 * g.blocknitems as usize) as i64;
                     let b = a + ((e - k) * g.blocknitems as usize) as i64;
                     let to = image.get_mut(k * bb..e * bb).ok_or(ErrorKind::Data)?;
-                    sc.get_slice(a, b, to)?;
+                    sc.get_slice(a, b, to).map_err(failure)?;
                     k = e;
                 }
                 return Ok(());
             }
             let image = image.get_mut(..chunk_nbytes).ok_or(ErrorKind::Data)?;
+            let h = ChunkHeader::read(&sc.lazy_chunk(plan.nchunk).map_err(failure)?)?;
+            // the reference decompresses these chunks with a block mask of
+            // the array's blocks, refused for a chunk cut otherwise (a
+            // metalayer naming another block shape than its chunks were
+            // made with): its data would be reshaped wrongly. Special
+            // chunks decode the same whatever the blocks.
+            if !fast && h.special_bits() == 0 && h.blocksize > 0 && h.nblocks().0 != nblocks {
+                return Err(crate::traced!(
+                    ErrorKind::Failure,
+                    "chunk {} has {} blocks, the array's block shape makes {nblocks}",
+                    plan.nchunk,
+                    h.nblocks().0
+                ));
+            }
             if nb == nblocks {
-                if sc.decompress_chunk(plan.nchunk, image)? != chunk_nbytes {
+                if sc.decompress_chunk(plan.nchunk, image).map_err(failure)? != chunk_nbytes {
                     return Err(ErrorKind::Data);
                 }
             } else {
-                let h = ChunkHeader::read(&sc.lazy_chunk(plan.nchunk)?)?;
                 // a mask only fits chunks cut into the array's blocks
                 let mask =
                     (h.blocksize as usize == bb && h.nbytes as usize == chunk_nbytes).then(|| {
@@ -439,7 +455,9 @@ impl<S: Borrow<SuperChunk>> Array<S> {
                         }
                         mask
                     });
-                let got = sc.decompress_chunk_masked(plan.nchunk, mask.as_deref(), image)?;
+                let got = sc
+                    .decompress_chunk_masked(plan.nchunk, mask.as_deref(), image)
+                    .map_err(failure)?;
                 if got != chunk_nbytes {
                     return Err(ErrorKind::Data);
                 }
@@ -689,4 +707,34 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
             Ok(())
         })
     }
+}
+
+/// What the reference's slice reading gives for any failure to read or
+/// decompress a chunk (its `get_set_slice` maps them all to this).
+fn failure(_: ErrorKind) -> ErrorKind {
+    ErrorKind::Failure
+}
+
+/// Whether the reference reads `start..stop` as one whole chunk straight
+/// into the buffer (its `nchunk_fastpath`): one chunk exactly, whose blocks
+/// lie in C order inside it. It checks no block count there.
+fn is_fastpath(g: &Geometry, start: &[i64], stop: &[i64]) -> bool {
+    let n: i64 = start.iter().zip(stop).map(|(a, b)| b - a).product();
+    if n != i64::from(g.chunknitems) {
+        return false;
+    }
+    let mut k = 0;
+    for i in 0..g.ndim {
+        let (c, b) = (i64::from(g.chunkshape[i]), i64::from(g.blockshape[i]));
+        if c <= 0 || b <= 0 || start[i] % c != 0 || stop[i] - start[i] != c || c % b != 0 {
+            return false;
+        }
+        if i > k && c != b {
+            return false;
+        }
+        if i == k && b == 1 {
+            k += 1;
+        }
+    }
+    true
 }

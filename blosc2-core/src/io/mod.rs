@@ -66,6 +66,16 @@ pub trait Backend: Send + Sync {
     fn replace(&self, _from: &Path, _to: &Path) -> Result<()> {
         Err(ErrorKind::FileWrite)
     }
+    /// Get rid of file `path` (a sparse frame's chunk file that no index
+    /// names any more). A backend that cannot delete files, as a C
+    /// `blosc2_io_cb` (it has no such callback), empties it instead: the
+    /// name may mean something else than a file of the real filesystem, so
+    /// nothing outside the backend may be touched, and an empty file left
+    /// behind is harmless (a sparse frame only reads the chunk files its
+    /// index names, and creating one truncates it).
+    fn remove(&self, path: &Path) -> Result<()> {
+        self.open(path, Mode::Update)?.truncate(0)
+    }
 }
 
 /// The default backend (`BLOSC2_IO_FILESYSTEM`).

@@ -34,6 +34,9 @@ impl Backend for Stdio {
     fn identity(&self, path: &Path) -> Option<(u64, u64)> {
         std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
     }
+    fn remove(&self, path: &Path) -> Result<()> {
+        std::fs::remove_file(path).map_err(|_| ErrorKind::FileRemove)
+    }
 }
 
 impl Stream for StdioFile {

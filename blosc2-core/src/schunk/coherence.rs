@@ -56,6 +56,11 @@ impl SuperChunk {
         if !matches!(self.backing, Backing::File { .. } | Backing::Dir { .. }) {
             return Ok(false);
         }
+        if let Some(t) = self.torn.take() {
+            if t.repair(self.io.as_ref()).is_err() {
+                self.torn = Some(t);
+            }
+        }
         if self.disk_mark()? == self.seen {
             return Ok(false);
         }

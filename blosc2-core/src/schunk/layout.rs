@@ -197,7 +197,13 @@ impl SuperChunk {
         }
         let tail_at = unchanged + shift;
         s.write_all_at(pos(tail_at)?, &tail)?;
-        let mut h = read_vec(s, base, fh::HEADER_MINLEN)?;
+        // the whole header, metalayers too: it is also what a failed write
+        // of the new one is undone with (a metalayer may change in place)
+        let mut h = read_vec(
+            s,
+            base,
+            usize::try_from(hl).map_err(|_| ErrorKind::FileWrite)?,
+        )?;
         h[fh::pos::CBYTES..fh::pos::CBYTES + 8].copy_from_slice(&tail_at.to_be_bytes());
         fh::set_frame_len(&mut h, hl + tail_at + tail.len() as i64);
         s.write_all_at(base, &h)?;
@@ -228,7 +234,17 @@ impl SuperChunk {
         let mut tail = p.index;
         tail.extend_from_slice(&p.trailer);
         s.write_all_at(pos(new_d)?, &tail)?;
-        s.write_all_at(base, &p.header)?;
+        if let Err(e) = s.write_all_at(base, &p.header) {
+            // a failed write may still have put some of the new header in
+            // place (a short write writes a prefix), making a frame of the
+            // change this call reports as failed: put back the one of step
+            // 1, whose frame holds the old content (if that fails too, the
+            // handle puts it back before its next access to the frame)
+            if s.write_all_at(base, &h).is_err() {
+                self.torn = Some(super::persist::Torn::new(&path, base, &h, &p.header, None));
+            }
+            return Err(e);
+        }
         self.seen = p.header[..fh::HEADER_MINLEN].to_vec();
         // the frame is complete: what lies beyond is the copies (a failure
         // to cut them only leaves their bytes)

@@ -31,6 +31,55 @@ struct Snapshot {
     vlmetalayers: Vec<Metalayer>,
 }
 
+/// Bytes of a file that a failed write may have half replaced (a short
+/// write writes a prefix) and that the write putting the old bytes back
+/// could not restore either: a frame header or a sparse frame's index file
+/// neither frame can be read from.
+pub(super) struct Torn {
+    path: std::path::PathBuf,
+    pos: u64,
+    old: Vec<u8>,
+    new: Vec<u8>,
+    /// The file's length before the failed write, when it must be cut back.
+    len: Option<u64>,
+}
+
+impl Torn {
+    pub(super) fn new(
+        path: &std::path::Path,
+        pos: u64,
+        old: &[u8],
+        new: &[u8],
+        len: Option<u64>,
+    ) -> Self {
+        Torn {
+            path: path.to_path_buf(),
+            pos,
+            old: old.to_vec(),
+            new: new.to_vec(),
+            len,
+        }
+    }
+
+    /// Put the old bytes back, unless the file holds anything but old and
+    /// new ones there now (then someone else has written it since).
+    pub(super) fn repair(&self, io: &dyn crate::io::Backend) -> Result<()> {
+        let mut s = io.open(&self.path, Mode::Update)?;
+        let now = crate::io::read_vec(s.as_mut(), self.pos, self.old.len())?;
+        let ours = now
+            .iter()
+            .enumerate()
+            .all(|(i, b)| *b == self.old[i] || self.new.get(i) == Some(b));
+        if ours {
+            s.write_all_at(self.pos, &self.old)?;
+            if let Some(l) = self.len {
+                s.truncate(l)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl SuperChunk {
     /// Run a mutation as one step: if it fails, the super-chunk is as it
     /// was (its frame on disk was never left invalid, see `flush`), and
@@ -96,8 +145,9 @@ impl SuperChunk {
         let obsolete = std::mem::take(&mut self.obsolete);
         match r {
             Ok(v) => {
+                // through the backend: a user's need not be the filesystem
                 for p in obsolete {
-                    let _ = std::fs::remove_file(p);
+                    let _ = self.io.remove(&p);
                 }
                 Ok(v)
             }
@@ -130,7 +180,7 @@ impl SuperChunk {
                     }
                 }
                 for p in created {
-                    let _ = std::fs::remove_file(p);
+                    let _ = self.io.remove(&p);
                 }
                 Err(e)
             }
@@ -170,8 +220,26 @@ impl SuperChunk {
                         Mode::Update
                     };
                     let mut s = self.io.open(&dst, mode)?;
-                    s.write_all_at(0, &buf)?;
-                    s.truncate(buf.len() as u64)?;
+                    let r = s
+                        .write_all_at(0, &buf)
+                        .and_then(|_| s.truncate(buf.len() as u64));
+                    if let Err(e) = r {
+                        // a short write leaves part of the new index over
+                        // the old one, a file neither frame can read: put
+                        // the old one back (all a backend that cannot
+                        // replace files allows)
+                        if !self.seen.is_empty() {
+                            let old = &self.seen;
+                            let back = s
+                                .write_all_at(0, old)
+                                .and_then(|_| s.truncate(old.len() as u64));
+                            if back.is_err() {
+                                let len = Some(old.len() as u64);
+                                self.torn = Some(Torn::new(&dst, 0, old, &buf, len));
+                            }
+                        }
+                        return Err(e);
+                    }
                 }
                 self.seen = buf;
                 Ok(())

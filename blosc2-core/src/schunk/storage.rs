@@ -76,6 +76,7 @@ impl SuperChunk {
             dropped: Vec::new(),
             anchor: None,
             disk_moved: false,
+            torn: None,
             pristine_len: None,
             batch_depth: 0,
             gaps: None,

@@ -1175,6 +1175,91 @@ fn failed_writes_leave_the_previous_frame() {
     }
 }
 
+/// A backend over [`Faulty`] that only notes which files it was asked to
+/// remove, so a file still on disk afterwards shows nothing went around it.
+struct NoteRemovals {
+    inner: Faulty,
+    removed: Mutex<Vec<PathBuf>>,
+}
+
+impl crate::io::Backend for NoteRemovals {
+    fn open(&self, path: &Path, mode: Mode) -> Result<Box<dyn crate::io::Stream>> {
+        self.inner.open(path, mode)
+    }
+    fn can_replace(&self) -> bool {
+        true
+    }
+    fn replace(&self, from: &Path, to: &Path) -> Result<()> {
+        self.inner.replace(from, to)
+    }
+    fn remove(&self, path: &Path) -> Result<()> {
+        self.removed.lock().unwrap().push(path.to_path_buf());
+        Ok(())
+    }
+}
+
+/// A sparse frame's chunk files go through the super-chunk's backend when
+/// a failed change drops the one it wrote and when a change leaves one
+/// unused: a user backend's names need not be files of the filesystem, so
+/// removing them there could delete someone else's file.
+#[test]
+fn sparse_chunk_files_are_removed_through_the_backend() {
+    let dir = tmp("rm-through-backend.b2frame");
+    let _ = std::fs::remove_dir_all(&dir);
+    {
+        let mut sc = SuperChunk::new(Storage {
+            contiguous: false,
+            urlpath: Some(dir.clone()),
+            cparams: CParams {
+                typesize: 4,
+                ..CParams::default()
+            },
+            ..Storage::default()
+        })
+        .unwrap();
+        for i in 0..3 {
+            sc.append_buffer(&sample(400, 7 + i)).unwrap();
+        }
+    }
+    let old =
+        content_of(&SuperChunk::open(&dir, 0, crate::io::default_backend()).unwrap()).unwrap();
+    let fault = Arc::new(Mutex::new(Fault::CallFails { calls: 1 }));
+    let backend = Arc::new(NoteRemovals {
+        inner: Faulty {
+            fault: fault.clone(),
+        },
+        removed: Mutex::new(Vec::new()),
+    });
+    let mut sc = SuperChunk::open(&dir, 0, backend.clone()).unwrap();
+    // the new chunk's file is written, the index is not
+    assert!(sc.append_buffer(&sample(400, 99)).is_err());
+    let new_file = sframe::chunk_path(&dir, 3);
+    assert_eq!(
+        *backend.removed.lock().unwrap(),
+        std::slice::from_ref(&new_file)
+    );
+    assert!(new_file.exists(), "removed around the backend");
+    assert_eq!(content_of(&sc).unwrap(), old);
+    *fault.lock().unwrap() = Fault::CallFails { calls: u64::MAX };
+    backend.removed.lock().unwrap().clear();
+    sc.delete_chunk(0).unwrap();
+    let gone = sframe::chunk_path(&dir, 0);
+    assert_eq!(
+        *backend.removed.lock().unwrap(),
+        std::slice::from_ref(&gone)
+    );
+    assert!(gone.exists(), "removed around the backend");
+    drop(sc);
+    let reader = SuperChunk::open(&dir, 0, crate::io::default_backend()).unwrap();
+    assert_eq!(content_of(&reader).unwrap().chunks, old.chunks[1..]);
+    // the filesystem backend does delete them
+    let mut sc = SuperChunk::open(&dir, 0, crate::io::default_backend()).unwrap();
+    sc.delete_chunk(0).unwrap();
+    assert!(!sframe::chunk_path(&dir, 1).exists());
+    drop(sc);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn refresh_and_locking_between_handles() {
     for contiguous in [true, false] {

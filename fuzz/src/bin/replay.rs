@@ -195,7 +195,7 @@ fn write_seeds(dir: &Path) -> std::io::Result<()> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|open_frame_at|vlblocks|b2nd_open|schunk_ops|sframe|capi> [--seconds S] [--seed N] PATH...\n       replay seeds DIR\n       replay seeds-sframe DIR SPARSE_DIR...\n       replay seeds-plugins DIR";
+    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|open_frame_at|vlblocks|b2nd_open|schunk_ops|sframe|capi|lazy_udio> [--seconds S] [--seed N] PATH...\n       replay seeds DIR\n       replay seeds-sframe DIR SPARSE_DIR...\n       replay seeds-plugins DIR";
     let Some(name) = args.first().cloned() else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -230,6 +230,7 @@ fn main() {
         "sframe" => blosc2_fuzz::sframe,
         "open_frame_at" => blosc2_fuzz::open_frame_at,
         "capi" => blosc2_fuzz::capi,
+        "lazy_udio" => blosc2_fuzz::lazy_udio,
         _ => {
             eprintln!("{usage}");
             std::process::exit(2);

@@ -6,7 +6,7 @@
 //! [`Handle`]; all others work on a live one.
 
 use super::call::c_path;
-use crate::boundary::{err, ffi_int, guard};
+use crate::boundary::{err, ffi_int, guard, trace_error};
 use crate::context_object::{core_cparams, effective_cparams};
 use crate::handle::{handle, Handle};
 use crate::types::{blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_schunk, blosc2_storage};
@@ -194,7 +194,7 @@ unsafe fn open_with(
         Ok(adopt(core, io))
     })();
     if r.is_err() {
-        crate::io::destroy_params(&io);
+        let _ = crate::io::destroy_params(&io);
     }
     finish(r)
 }
@@ -318,10 +318,21 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
     ffi_int!("blosc2_schunk_free", {
-        if !schunk.is_null() {
-            // SAFETY: the pointer came from Handle::into_c and is given back once.
-            drop(unsafe { Box::from_raw(schunk.cast::<Handle>()) });
+        if schunk.is_null() {
+            return 0;
         }
-        0
+        // SAFETY: the pointer came from Handle::into_c and is given back once.
+        let mut h = unsafe { Box::from_raw(schunk.cast::<Handle>()) };
+        // everything is freed either way; a backend that could not release
+        // its resources is reported (upstream returns 1 there, we an error
+        // code like every other failure)
+        let rc = h.destroy_io();
+        drop(h);
+        if rc < 0 {
+            trace_error!("Could not free the I/O resources.");
+            ErrorKind::Failure.code()
+        } else {
+            0
+        }
     })
 }
