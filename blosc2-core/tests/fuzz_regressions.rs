@@ -228,3 +228,63 @@ fn zfp_field_smaller_than_block_is_zeroed() {
         }
     }
 }
+
+/// Found by `sframe` (a lazy chunk completed for a byte range decoded to
+/// other bytes than the whole chunk): a sparse frame whose chunk has a
+/// block whose streams run on past the start of another block. Read from
+/// its own extent alone (a lazy chunk completed for a range, a partial
+/// read from disk), the rest of its last stream was zeros, and a zero
+/// stream size means a stream of zeros. Such blocks are now read with the
+/// whole chunk. The input is the fuzzer's packing of a sparse frame:
+/// `[nfiles:u8]`, then per file `[len:u16 le][bytes]` (file 0 the index,
+/// file i the chunk file numbered i-1).
+#[test]
+fn block_running_past_its_extent_reads_as_the_whole_chunk() {
+    use blosc2_core::chunk::{DParams, Decompressor};
+    use blosc2_core::schunk::SuperChunk;
+    let packed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/sframe-block-past-extent.bin"),
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("b2rs-past-extent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut at = 1;
+    for i in 0..packed[0] as usize {
+        let len = u16::from_le_bytes([packed[at], packed[at + 1]]) as usize;
+        at += 2;
+        if len == 0xffff {
+            continue;
+        }
+        let bytes = &packed[at..(at + len).min(packed.len())];
+        at = (at + len).min(packed.len());
+        let path = if i == 0 {
+            dir.join("chunks.b2frame")
+        } else {
+            blosc2_core::frame::sframe::chunk_path(&dir, i as i64 - 1)
+        };
+        std::fs::write(path, bytes).unwrap();
+    }
+    let sc = SuperChunk::open(&dir, 0, blosc2_core::io::default_backend()).unwrap();
+    let full = sc.chunk(0).unwrap().into_owned();
+    let mut d = Decompressor::new(DParams::default());
+    let nbytes = blosc2_core::chunk::ChunkHeader::read(&full).unwrap().nbytes as usize;
+    let mut whole = vec![0u8; nbytes];
+    assert_eq!(d.decompress(&full, &mut whole), Ok(nbytes));
+    let lazy = sc.lazy_chunk(0).unwrap().into_owned();
+    let (a, b) = (16usize, 80usize);
+    let done = sc.complete_lazy(&lazy, Some((a, b))).unwrap();
+    let mut part = vec![0u8; b - a];
+    assert_eq!(
+        d.getitem_bytes(&done, a as i32, (b - a) as i32, &mut part),
+        Ok(b - a)
+    );
+    assert_eq!(part, whole[a..b]);
+    // and through a slice of the super-chunk (a partial read from disk)
+    let ts = sc.typesize() as usize;
+    let mut slice = vec![0u8; b - a];
+    sc.get_slice((a / ts) as i64, (b / ts) as i64, &mut slice)
+        .unwrap();
+    assert_eq!(slice, whole[a..b]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -429,6 +429,40 @@ impl ChunkView<'_> {
     }
 }
 
+/// How many streams block `j` of `h`'s chunk is cut into (a short last
+/// block, and chunks not split, hold one).
+pub(crate) fn block_nstreams(h: &ChunkHeader, j: usize) -> usize {
+    let (nblocks, leftover) = h.nblocks();
+    if h.dont_split() || (j + 1 == nblocks && leftover > 0) {
+        1
+    } else {
+        h.typesize as usize
+    }
+}
+
+/// Whether the `nstreams` streams of a block stored from byte `a` end
+/// within `chunk` (the bytes up to where the block's extent ends). Blocks
+/// of real chunks lie back to back, each ending where the next begins; a
+/// crafted one may run on into another block's bytes, which a read of its
+/// own extent alone (a lazy chunk completed for a range, a partial read
+/// from disk) would see as zeros where the whole chunk has data.
+pub(crate) fn streams_fit(chunk: &[u8], a: usize, nstreams: usize) -> bool {
+    let mut p = a;
+    for _ in 0..nstreams {
+        let Some(c) = p.checked_add(4).and_then(|e| chunk.get(p..e)) else {
+            return false;
+        };
+        let csize = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        p += 4;
+        let len = if csize < 0 { 1 } else { csize as usize };
+        match p.checked_add(len) {
+            Some(e) if e <= chunk.len() => p = e,
+            _ => return false,
+        }
+    }
+    true
+}
+
 fn le_i32(b: &[u8], at: usize) -> i32 {
     i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }

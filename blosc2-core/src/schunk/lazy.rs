@@ -141,6 +141,9 @@ pub struct Plan {
     pub offset: i64,
     /// Byte ranges of the chunk to read.
     extents: Vec<(usize, usize)>,
+    /// For a range of a chunk cut into streams: each block read, where its
+    /// extent starts and ends, and its stream count.
+    blocks: Vec<(usize, usize, usize)>,
 }
 
 impl Plan {
@@ -178,6 +181,8 @@ impl Plan {
             }
         };
         let mut extents = Vec::new();
+        let mut checked = Vec::new();
+        let streams = range.is_some() && !layout.memcpyed && !layout.vlblocks;
         if !layout.memcpyed {
             // the dictionary (if any) sits between the starts and the blocks
             let first = (0..n).map(start).min().unwrap_or(cbytes);
@@ -209,6 +214,9 @@ impl Plan {
                 return Err(ErrorKind::InvalidHeader);
             }
             extents.push((a, b));
+            if streams {
+                checked.push((a, b, crate::chunk::decompress::block_nstreams(&h, j)));
+            }
         }
         Ok(Plan {
             cbytes,
@@ -216,6 +224,17 @@ impl Plan {
             nchunk,
             offset,
             extents,
+            blocks: checked,
+        })
+    }
+
+    /// Whether every block read for a range ends within its own extent in
+    /// `out` (the chunk completed from the extents); see
+    /// [`crate::chunk::decompress::streams_fit`].
+    pub fn blocks_fit(&self, out: &[u8]) -> bool {
+        self.blocks.iter().all(|&(a, b, nstreams)| {
+            out.get(..b)
+                .is_some_and(|c| crate::chunk::decompress::streams_fit(c, a, nstreams))
         })
     }
 

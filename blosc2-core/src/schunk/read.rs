@@ -209,6 +209,11 @@ impl SuperChunk {
                 return Ok(None);
             }
             part.read(a, &mut out[a..b])?;
+            // a block running past its extent needs the whole chunk
+            let nstreams = crate::chunk::decompress::block_nstreams(&h, j);
+            if !h.is_memcpyed() && !crate::chunk::decompress::streams_fit(&out[..b], a, nstreams) {
+                return Ok(None);
+            }
         }
         Ok(Some(cb))
     }
@@ -272,6 +277,10 @@ impl SuperChunk {
         };
         for (a, b) in plan.extents() {
             read(a, &mut out[a..b])?;
+        }
+        // a block running past its extent needs the others' bytes too
+        if range.is_some() && !plan.blocks_fit(&out) {
+            return self.complete_lazy(lazy, None);
         }
         Ok(out)
     }
