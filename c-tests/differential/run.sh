@@ -91,9 +91,23 @@ wait $p1
 wait $p2
 t2=$(date +%s)
 
-python3 "$here/compare.py" "$OUT/ours" "$OUT/ref" "$OUT/read-ours-of-ref.log" \
-    "$OUT/read-ref-of-ours.log" >"$OUT/compare.txt" 2>&1
+compare() {
+    python3 "$here/compare.py" "$OUT/ours" "$OUT/ref" "$OUT/read-ours-of-ref.log" \
+        "$OUT/read-ref-of-ours.log" >"$OUT/compare.txt" 2>&1
+}
+DIFF_T2_LARGER=$OUT/t2-larger.txt compare
 rc=$?
+# Where ours came out larger on a 2-thread case, the reference's threads may
+# have raced to another size (case 571): ask it for its 1-thread chunk, the
+# baseline ours is held to (ours does not depend on the thread count).
+if [ $rc -ne 0 ] && [ -s "$OUT/t2-larger.txt" ]; then
+    mkdir -p "$OUT/ref-t1"
+    while read -r id; do
+        DIFF_ONLY=$id DIFF_NTHREADS=1 "$OUT/diff-ref" write "$OUT/ref-t1/$id" >/dev/null 2>&1
+    done <"$OUT/t2-larger.txt"
+    DIFF_REF_T1=$OUT/ref-t1 compare
+    rc=$?
+fi
 echo "library ours: $lib_ours"
 echo "library ref:  $lib_ref"
 grep -h '^writer:\|^reader' "$OUT/write-ours.log" "$OUT/write-ref.log" \
@@ -101,7 +115,7 @@ grep -h '^writer:\|^reader' "$OUT/write-ours.log" "$OUT/write-ref.log" \
 cat "$OUT/compare.txt"
 echo "differential: time: writers $((t1 - t0))s, readers $((t2 - t1))s (each pair in parallel)"
 if [ "${DIFF_KEEP:-0}" != 1 ]; then
-    rm -f "$OUT"/ours/*.b2 "$OUT"/ref/*.b2
+    rm -f "$OUT"/ours/*.b2 "$OUT"/ref/*.b2 "$OUT"/ref-t1/*/*.b2
 fi
 # The summary line last, for c-tests/run.sh to quote.
 grep '^differential:' "$OUT/compare.txt" | tail -n 1
