@@ -68,15 +68,16 @@ impl SuperChunk {
             Backing::Dir { path } => {
                 // the reference names a new chunk file one past the highest
                 // number the index still uses
-                let id = self
-                    .entries
-                    .iter()
-                    .filter_map(|e| match e.slot {
-                        Slot::File(id) => Some(id),
-                        _ => None,
-                    })
-                    .max()
-                    .map_or(0, |m| m + 1);
+                // (a plain loop: the iterator form compiled to a compare of
+                // every entry's payload before its variant was known, which
+                // valgrind reports as a jump on uninitialised bytes for
+                // entries that hold no file number)
+                let mut id = 0;
+                for e in &self.entries {
+                    if let Slot::File(n) = e.slot {
+                        id = id.max(n + 1);
+                    }
+                }
                 let cp = sframe::chunk_path(path, id);
                 self.created.push(cp.clone());
                 let mut s = self.io.open(&cp, Mode::Create)?;
