@@ -288,3 +288,20 @@ fn block_running_past_its_extent_reads_as_the_whole_chunk() {
     assert_eq!(slice, whole[a..b]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Found by `vlblocks` (an input slower than a second): a 466-byte VL-block
+/// chunk whose blocks claim 512 MiB each. Decoding a block had its scratch
+/// buffers zero-filled to the claim (1 GiB written) before the first stream
+/// turned out malformed; now they are fresh zeroed allocations, touched only
+/// as far as decoding gets. The bytes must still be refused.
+#[test]
+fn vl_chunk_claiming_huge_blocks_is_refused() {
+    use blosc2_core::chunk::vlblocks::{self, VlChunk};
+    let chunk = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/vlblock-claims-512mib.chunk"),
+    )
+    .unwrap();
+    let vl = VlChunk::parse(&chunk).expect("the header and block sizes are well formed");
+    assert!(vl.block_sizes().any(|n| n >= 256 << 20));
+    assert!(vlblocks::decompress_block(&chunk, 0).is_err());
+}

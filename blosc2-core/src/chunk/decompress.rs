@@ -32,10 +32,8 @@ struct PostInfo<'a> {
 
 impl DScratch {
     fn ensure(&mut self, bsize: usize) {
-        if self.s1.len() < bsize {
-            self.s1.resize(bsize, 0);
-            self.s2.resize(bsize, 0);
-        }
+        super::grow_scratch(&mut self.s1, bsize);
+        super::grow_scratch(&mut self.s2, bsize);
     }
 }
 
@@ -201,16 +199,15 @@ impl<'a> ChunkView<'a> {
             return self.decode_block_inner(j, out, dref, scratch, ctx);
         };
         let mut tmp = std::mem::take(&mut scratch.post);
-        tmp.resize(out.len(), 0);
-        let r = self.decode_block_inner(j, &mut tmp, dref, scratch, ctx);
+        super::grow_scratch(&mut tmp, out.len());
+        let tmp_block = &mut tmp[..out.len()];
+        let r = self.decode_block_inner(j, tmp_block, dref, scratch, ctx);
         let r = r.and_then(|()| {
             let ttmp_len = pipeline::ttmp_len(self.blocksize, self.typesize);
-            if scratch.ttmp.len() < ttmp_len {
-                scratch.ttmp.resize(ttmp_len, 0);
-            }
+            super::grow_scratch(&mut scratch.ttmp, ttmp_len);
             pipeline::run_postfilter(
                 p.f,
-                &tmp,
+                tmp_block,
                 out,
                 self.typesize as i32,
                 j * self.blocksize,
@@ -808,12 +805,13 @@ impl Decompressor {
         let scratch = &mut self.scratch[0];
         let bs = view.blocksize;
         let mut block = std::mem::take(&mut scratch.block);
-        block.resize(bs, 0);
+        super::grow_scratch(&mut block, bs);
+        block.truncate(bs);
         // DELTA needs the decoded first block for every other block.
         let needs_ref = view.spec().has_delta() && stop > bs;
         let mut dref_buf = Vec::new();
         if needs_ref {
-            dref_buf.resize(view.bsize(0), 0);
+            super::grow_scratch(&mut dref_buf, view.bsize(0));
             view.decode_block(0, &mut dref_buf, None, scratch, &ctx, None)?;
         }
         let first = start / bs;

@@ -218,19 +218,18 @@ impl<'a> VlChunk<'a> {
             return self.decode_inner(span, out, scratch);
         };
         let mut tmp = std::mem::take(&mut scratch.post);
-        tmp.resize(span.nbytes, 0);
-        let r = self.decode_inner(span, &mut tmp, scratch).and_then(|()| {
+        super::grow_scratch(&mut tmp, span.nbytes);
+        let tmp_block = &mut tmp[..span.nbytes];
+        let r = self.decode_inner(span, tmp_block, scratch).and_then(|()| {
             let ts = self.header.typesize as usize;
-            if scratch.ttmp.len() < 4 * self.max_nbytes.max(ts) {
-                scratch.ttmp.resize(4 * self.max_nbytes.max(ts), 0);
-            }
+            super::grow_scratch(&mut scratch.ttmp, 4 * self.max_nbytes.max(ts));
             // upstream reports offsets in units of its largest block
             let offset = j
                 .checked_mul(self.max_nbytes)
                 .ok_or(ErrorKind::Postfilter)?;
             pipeline::run_postfilter(
                 f,
-                &tmp,
+                tmp_block,
                 out,
                 ts as i32,
                 offset,
@@ -266,9 +265,9 @@ impl<'a> VlChunk<'a> {
             chunk: Some(self.src),
             schunk: None,
         };
-        if filtered && scratch.s1.len() < bsize {
-            scratch.s1.resize(bsize, 0);
-            scratch.s2.resize(bsize, 0);
+        if filtered {
+            super::grow_scratch(&mut scratch.s1, bsize);
+            super::grow_scratch(&mut scratch.s2, bsize);
         }
         {
             let target: &mut [u8] = if filtered {
