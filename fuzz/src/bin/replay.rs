@@ -2,7 +2,7 @@
 //! libFuzzer (or to replay a corpus/crash quickly under a debugger).
 //!
 //! ```text
-//! replay <TARGET> [--seconds S] [--seed N] PATH...
+//! replay <TARGET> [--seconds S] [--seed N] [--slow-ms MS] PATH...
 //! replay seeds DIR
 //! replay seeds-sframe DIR SPARSE_DIR...
 //! replay seeds-plugins DIR
@@ -11,7 +11,9 @@
 //! Every file under PATH is run once; with `--seconds` the runner then keeps
 //! mutating random corpus entries (bit flips, byte sets, splices, interesting
 //! integers) until the time is up. A panicking input is written to
-//! `artifacts/<target>/crash-<hash>` and the runner exits with status 1.
+//! `artifacts/<target>/crash-<hash>` and the runner exits with status 1; an
+//! input that runs longer than `--slow-ms` (1000) is written to
+//! `slow-<hash>` and counted.
 //! `seeds` writes chunks made by our own compressor (varied codecs, filters
 //! and sizes) as a starting corpus for `decompress_chunk`. `seeds-sframe`
 //! packs sparse frame directories into `sframe`'s container. `seeds-plugins`
@@ -135,16 +137,32 @@ fn fnv(data: &[u8]) -> u64 {
     })
 }
 
-fn run_one(target: fn(&[u8]), name: &str, input: &[u8]) -> bool {
-    let ok = panic::catch_unwind(|| target(input)).is_ok();
-    if !ok {
+/// What one input did: panicked (a crash), or ran longer than the slow
+/// limit (libFuzzer's hang criterion in this project is 1 s per input).
+struct Outcome {
+    crashed: bool,
+    slow: bool,
+}
+
+fn run_one(target: fn(&[u8]), name: &str, input: &[u8], slow_limit: Duration) -> Outcome {
+    let start = Instant::now();
+    let crashed = panic::catch_unwind(|| target(input)).is_err();
+    let took = start.elapsed();
+    let slow = took > slow_limit;
+    if crashed || slow {
         let dir = PathBuf::from("artifacts").join(name);
         let _ = std::fs::create_dir_all(&dir);
-        let path = dir.join(format!("crash-{:016x}", fnv(input)));
+        let kind = if crashed { "crash" } else { "slow" };
+        let path = dir.join(format!("{kind}-{:016x}", fnv(input)));
         let _ = std::fs::write(&path, input);
-        eprintln!("crashing input written to {}", path.display());
+        eprintln!(
+            "{} input ({} ms) written to {}",
+            if crashed { "crashing" } else { "slow" },
+            took.as_millis(),
+            path.display()
+        );
     }
-    ok
+    Outcome { crashed, slow }
 }
 
 fn write_seeds(dir: &Path) -> std::io::Result<()> {
@@ -195,7 +213,7 @@ fn write_seeds(dir: &Path) -> std::io::Result<()> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|open_frame_at|vlblocks|b2nd_open|schunk_ops|sframe|capi|lazy_udio> [--seconds S] [--seed N] PATH...\n       replay seeds DIR\n       replay seeds-sframe DIR SPARSE_DIR...\n       replay seeds-plugins DIR";
+    let usage = "usage: replay <decompress_chunk|roundtrip|open_frame|open_frame_at|vlblocks|b2nd_open|schunk_ops|sframe|capi|lazy_udio> [--seconds S] [--seed N] [--slow-ms MS] PATH...\n       replay seeds DIR\n       replay seeds-sframe DIR SPARSE_DIR...\n       replay seeds-plugins DIR";
     let Some(name) = args.first().cloned() else {
         eprintln!("{usage}");
         std::process::exit(2);
@@ -238,12 +256,14 @@ fn main() {
     };
     let mut seconds = 0u64;
     let mut seed = 1u64;
+    let mut slow_ms = 1000u64;
     let mut paths = Vec::new();
     let mut it = args[1..].iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--seconds" => seconds = it.next().and_then(|s| s.parse().ok()).unwrap_or(0),
             "--seed" => seed = it.next().and_then(|s| s.parse().ok()).unwrap_or(1),
+            "--slow-ms" => slow_ms = it.next().and_then(|s| s.parse().ok()).unwrap_or(slow_ms),
             p => collect(Path::new(p), &mut paths),
         }
     }
@@ -251,14 +271,18 @@ fn main() {
         .into_iter()
         .filter_map(|p| std::fs::read(&p).ok().map(|d| (p, d)))
         .unzip();
+    let slow_limit = Duration::from_millis(slow_ms);
     let mut execs = 0u64;
     let mut crashes = 0u64;
+    let mut slow = 0u64;
     for (p, input) in paths.iter().zip(&corpus) {
         execs += 1;
-        if !run_one(target, &name, input) {
+        let o = run_one(target, &name, input, slow_limit);
+        if o.crashed || o.slow {
             eprintln!("  from corpus file {}", p.display());
-            crashes += 1;
         }
+        crashes += u64::from(o.crashed);
+        slow += u64::from(o.slow);
     }
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut rng = Rng(seed.max(1));
@@ -271,13 +295,17 @@ fn main() {
             }
             mutate(&mut rng, &corpus, &mut input);
             execs += 1;
-            if !run_one(target, &name, &input) {
+            let o = run_one(target, &name, &input, slow_limit);
+            slow += u64::from(o.slow);
+            if o.crashed {
                 crashes += 1;
                 break;
             }
         }
     }
-    println!("{name}: {execs} execs, {crashes} crashes");
+    // Slow inputs are reported, not fatal: on a loaded machine a normal input
+    // can pass the limit; replay the artifact alone to tell.
+    println!("{name}: {execs} execs, {crashes} crashes, {slow} slower than {slow_ms} ms");
     if crashes > 0 {
         std::process::exit(1);
     }
