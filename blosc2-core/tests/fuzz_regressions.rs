@@ -305,3 +305,39 @@ fn vl_chunk_claiming_huge_blocks_is_refused() {
     assert!(vl.block_sizes().any(|n| n >= 256 << 20));
     assert!(vlblocks::decompress_block(&chunk, 0).is_err());
 }
+
+/// Found by `open_frame_at`: a frame of typesize 364 whose first chunk is a
+/// 30,000-byte zeros chunk made with typesize 1. Serializing it wrote that
+/// chunk as a special offset, which a reader makes again with the frame's
+/// typesize, and 30,000 bytes are no whole number of 364-byte items, so the
+/// frame written did not open (in the reference either, which writes the
+/// same offset). Such a chunk now stays data; the rewritten frame opens and
+/// holds the same bytes.
+#[test]
+fn zero_chunk_of_another_typesize_stays_data_in_a_frame() {
+    use blosc2_core::schunk::SuperChunk;
+    let frame = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/fuzz/frame-zero-chunk-other-typesize.b2frame"),
+    )
+    .unwrap();
+    let sc = SuperChunk::from_buffer(&frame, false).unwrap();
+    assert_eq!(sc.typesize(), 364);
+    let again = SuperChunk::from_buffer(&sc.to_frame().unwrap(), false).unwrap();
+    let mut d = Decompressor::new(DParams::default());
+    assert_eq!(again.nchunks(), sc.nchunks());
+    for i in 0..sc.nchunks() {
+        let (a, b) = (sc.chunk(i).unwrap(), again.chunk(i).unwrap());
+        let n = blosc2_core::chunk::ChunkHeader::read(&a).unwrap().nbytes as usize;
+        let (mut x, mut y) = (vec![1u8; n], vec![2u8; n]);
+        let (rx, ry) = (d.decompress(&a, &mut x), d.decompress(&b, &mut y));
+        assert_eq!(rx.is_ok(), ry.is_ok(), "chunk {i}");
+        assert!(rx.is_err() || x == y, "chunk {i} differs");
+    }
+    // appended to a frame of that typesize, the chunk also stays data
+    let zero = sc.chunk(0).unwrap().into_owned();
+    let mut framed = SuperChunk::from_buffer(&sc.to_frame().unwrap(), false).unwrap();
+    framed.append_chunk(&zero).unwrap();
+    let reopened = SuperChunk::from_buffer(&framed.to_frame().unwrap(), false).unwrap();
+    assert_eq!(reopened.nchunks(), sc.nchunks() + 1);
+}

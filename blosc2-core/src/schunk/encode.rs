@@ -5,8 +5,7 @@
 //! Separate because both the exports and the writes of a frame on disk
 //! (see `persist` and `layout`) build frames from these pieces.
 
-use super::{special_kind, Backing, Slot, SuperChunk, VL_BLOCKS_FLAG};
-use crate::chunk::Special;
+use super::{Backing, Slot, SuperChunk, VL_BLOCKS_FLAG};
 use crate::error::{ErrorKind, Result};
 use crate::frame::header::{self as fh, FrameHeader};
 use crate::frame::{cframe, index};
@@ -60,7 +59,7 @@ impl SuperChunk {
             // them lazily as data); sizes must be fixed for a reader to
             // know theirs
             if self.chunksize > 0 {
-                if let k @ (Special::Zero | Special::Nan | Special::Uninit) = special_kind(&c)? {
+                if let Some(k) = self.frame_special(&c, e.nbytes)? {
                     offsets.push(index::special_offset(k));
                     continue;
                 }

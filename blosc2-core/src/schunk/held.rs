@@ -3,7 +3,7 @@
 //! code reads directly (`schunk->data[nchunk]`); the C layer builds that
 //! array from this view.
 
-use super::{Backing, Slot, SuperChunk};
+use super::{special_kind, Backing, Slot, SuperChunk};
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::special::make_special;
 use crate::chunk::{CParams, Special};
@@ -41,6 +41,22 @@ impl SuperChunk {
 
     /// The chunk that stands for a special value of `nbytes` bytes with this
     /// super-chunk's typesize and blocksize.
+    /// The special value a frame can record for `chunk` (of `nbytes`) as
+    /// a special offset instead of its bytes: zeros, NaNs or uninitialized
+    /// values that the frame's own parameters can make again when read. A
+    /// chunk made with another typesize may not divide into the frame's
+    /// items (a crafted frame, or a chunk of another super-chunk): it stays
+    /// data, where the reference writes an offset that neither library can
+    /// read back (found by fuzzing `open_frame_at` through `to_frame`).
+    pub(super) fn frame_special(&self, chunk: &[u8], nbytes: i32) -> Result<Option<Special>> {
+        match special_kind(chunk)? {
+            k @ (Special::Zero | Special::Nan | Special::Uninit) => {
+                Ok(self.special_bytes(k, nbytes).is_ok().then_some(k))
+            }
+            _ => Ok(None),
+        }
+    }
+
     pub fn special_bytes(&self, kind: Special, nbytes: i32) -> Result<Vec<u8>> {
         let p = CParams {
             typesize: self.cparams.typesize,

@@ -30,11 +30,7 @@ impl SuperChunk {
         {
             return Err(err);
         }
-        let special = self.is_frame()
-            && matches!(
-                special_kind(chunk)?,
-                Special::Zero | Special::Nan | Special::Uninit
-            );
+        let special = self.is_frame() && self.frame_special(chunk, h.nbytes)?.is_some();
         Ok((h.nbytes, h.cbytes, special))
     }
 
