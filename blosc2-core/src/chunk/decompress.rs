@@ -806,7 +806,6 @@ impl Decompressor {
         let bs = view.blocksize;
         let mut block = std::mem::take(&mut scratch.block);
         super::grow_scratch(&mut block, bs);
-        block.truncate(bs);
         // DELTA needs the decoded first block for every other block.
         let needs_ref = view.spec().has_delta() && stop > bs;
         let mut dref_buf = Vec::new();

@@ -39,8 +39,6 @@ impl SuperChunk {
         }))
     }
 
-    /// The chunk that stands for a special value of `nbytes` bytes with this
-    /// super-chunk's typesize and blocksize.
     /// The special value a frame can record for `chunk` (of `nbytes`) as
     /// a special offset instead of its bytes: zeros, NaNs or uninitialized
     /// values that the frame's own parameters can make again when read. A
@@ -57,6 +55,8 @@ impl SuperChunk {
         }
     }
 
+    /// The chunk that stands for a special value of `nbytes` bytes with this
+    /// super-chunk's typesize and blocksize.
     pub fn special_bytes(&self, kind: Special, nbytes: i32) -> Result<Vec<u8>> {
         let p = CParams {
             typesize: self.cparams.typesize,
