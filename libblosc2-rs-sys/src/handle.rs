@@ -506,6 +506,11 @@ pub(crate) unsafe fn resolve_lazy(
     }
     // SAFETY: `srcsize` readable bytes per the contract.
     let s = unsafe { super::ptr::in_slice(src, srcsize as usize) };
+    // Nearly every chunk is not lazy: two flag bytes decide it without a
+    // full header parse on every decompression.
+    if !blosc2_core::chunk::header::may_be_lazy(s) {
+        return Ok(None);
+    }
     let Ok(h) = blosc2_core::chunk::ChunkHeader::read(s) else {
         return Ok(None);
     };

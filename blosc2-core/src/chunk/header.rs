@@ -49,6 +49,14 @@ pub mod blosc2_flags2 {
     pub const VL_BLOCKS: u8 = 0x01;
 }
 
+/// Whether `src` can start a lazy chunk (an extended header with the lazy
+/// bit set), from two flag bytes alone: a `false` is final, a `true` still
+/// needs [`ChunkHeader::read`].
+pub fn may_be_lazy(src: &[u8]) -> bool {
+    let ext = flags::DOSHUFFLE | flags::DOBITSHUFFLE;
+    src.len() >= EXTENDED_HEADER_LENGTH && src[2] & ext == ext && src[31] & blosc2_flags::LAZY != 0
+}
+
 /// Special-value kinds (bits 4-6 of `blosc2_flags`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -122,6 +130,15 @@ impl ChunkHeader {
     /// Read only the 16 leading bytes, without validation: what the Blosc1
     /// "sizes" calls expose even for odd buffers.
     pub fn read_raw(src: &[u8]) -> Result<ChunkHeader> {
+        let mut h = Self::read_base(src)?;
+        if h.is_extended() && src.len() >= EXTENDED_HEADER_LENGTH {
+            h.read_extension(src);
+        }
+        Ok(h)
+    }
+
+    /// The 16 bytes of the Blosc1 header, the extension's fields left zero.
+    fn read_base(src: &[u8]) -> Result<ChunkHeader> {
         if src.len() < MIN_HEADER_LENGTH {
             return Err(crate::traced!(
                 ErrorKind::ReadBuffer,
@@ -129,7 +146,7 @@ impl ChunkHeader {
                 src.len()
             ));
         }
-        let mut h = ChunkHeader {
+        Ok(ChunkHeader {
             version: src[0],
             versionlz: src[1],
             flags: src[2],
@@ -138,11 +155,7 @@ impl ChunkHeader {
             blocksize: le_i32(src, 8),
             cbytes: le_i32(src, 12),
             ..Default::default()
-        };
-        if h.is_extended() && src.len() >= EXTENDED_HEADER_LENGTH {
-            h.read_extension(src);
-        }
-        Ok(h)
+        })
     }
 
     fn read_extension(&mut self, src: &[u8]) {
@@ -174,11 +187,7 @@ impl ChunkHeader {
     /// Parse and validate a header the way the decoder needs it. Old (Blosc1)
     /// headers get their filter pipeline synthesized from the flag bits.
     pub fn read(src: &[u8]) -> Result<ChunkHeader> {
-        let mut h = Self::read_raw(src)?;
-        h.filters = [0; MAX_FILTERS];
-        h.filters_meta = [0; MAX_FILTERS];
-        h.blosc2_flags = 0;
-        h.blosc2_flags2 = 0;
+        let mut h = Self::read_base(src)?;
         if h.cbytes < MIN_HEADER_LENGTH as i32 {
             return Err(crate::traced!(
                 ErrorKind::InvalidHeader,

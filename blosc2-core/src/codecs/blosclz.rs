@@ -504,7 +504,10 @@ pub fn decompress_prefix(input: &[u8], output: &mut [u8], want: usize) -> Result
 }
 
 /// The decoder; with `PREFIX` it returns once `want` bytes are final (bytes
-/// before `op` are never written again), else it runs to the end.
+/// before `op` are never written again), else it runs to the end. Kept out
+/// of line: inlined into the codec dispatch it shares a frame with every
+/// other decoder and spills its cursors to the stack.
+#[inline(never)]
 fn decode<const PREFIX: bool>(input: &[u8], output: &mut [u8], want: usize) -> Result<usize> {
     let Some(&first) = input.first() else {
         return Ok(0);
@@ -574,42 +577,43 @@ fn decode<const PREFIX: bool>(input: &[u8], output: &mut [u8], want: usize) -> R
 
         let mut len = (ctrl >> 5) + 2;
         let high = (ctrl & 31) << 8;
+        // The reference requires a byte after each length code, and after
+        // the distance byte of a short match: hence the two-byte windows.
         if len == 9 {
             loop {
-                // The reference requires room for the distance byte too.
-                if ip + 1 >= in_len {
+                let Some(&[code, _]) = input.get(ip..ip + 2) else {
                     return Err(ErrorKind::Data);
-                }
-                let code = input[ip];
+                };
                 ip += 1;
                 len += usize::from(code);
                 if code != 255 {
                     break;
                 }
             }
-        } else if ip + 1 >= in_len {
+        } else if input.get(ip..ip + 2).is_none() {
             return Err(ErrorKind::Data);
         }
-        let low = usize::from(input[ip]);
+        let Some(&low) = input.get(ip) else {
+            return Err(ErrorKind::Data);
+        };
         ip += 1;
         let dist = if low == 255 && high == 31 << 8 {
-            if ip + 1 >= in_len {
+            let Some(&[a, b]) = input.get(ip..ip + 2) else {
                 return Err(ErrorKind::Data);
-            }
-            let far = usize::from(input[ip]) << 8 | usize::from(input[ip + 1]);
+            };
             ip += 2;
-            far + MAX_DISTANCE + 1
+            (usize::from(a) << 8 | usize::from(b)) + MAX_DISTANCE + 1
         } else {
-            high + low + 1
+            high + usize::from(low) + 1
         };
         if op + len > out_len || dist > op {
             return Err(ErrorKind::Data);
         }
-        if ip >= in_len {
+        let Some(&next) = input.get(ip) else {
             // The reference stops here without performing the final copy.
             break;
-        }
-        ctrl = usize::from(input[ip]);
+        };
+        ctrl = usize::from(next);
         ip += 1;
         copy_match(output, op, dist, len);
         op += len;
