@@ -517,7 +517,7 @@ fn decode<const PREFIX: bool>(input: &[u8], output: &mut [u8], want: usize) -> R
     let mut ip = 1;
     let mut op = 0;
     let mut ctrl = usize::from(first & 31);
-    loop {
+    'tokens: loop {
         if PREFIX && op >= want {
             return Ok(op);
         }
@@ -551,6 +551,49 @@ fn decode<const PREFIX: bool>(input: &[u8], output: &mut [u8], want: usize) -> R
                 ip += used + 1;
             }
             continue;
+        }
+        // Long matches with their length, distance and the next control
+        // byte inside one window: again no end-of-input checks, and the
+        // window keeps the byte reads free of bounds checks. A length run
+        // reaching past the window takes the general path below.
+        'long: {
+            if ctrl < 7 << 5 || ip + FAST_WINDOW > in_len {
+                break 'long;
+            }
+            let win: &[u8; FAST_WINDOW] = input[ip..ip + FAST_WINDOW].try_into().unwrap();
+            let mut len = 9;
+            let mut k = 0;
+            loop {
+                // room for this code, the distance (3 bytes at most) and
+                // the next control byte
+                if k + 5 > FAST_WINDOW {
+                    break 'long;
+                }
+                let code = win[k];
+                k += 1;
+                len += usize::from(code);
+                if code != 255 {
+                    break;
+                }
+            }
+            let high = (ctrl & 31) << 8;
+            let low = usize::from(win[k]);
+            let dist = if low == 255 && high == 31 << 8 {
+                let far = usize::from(win[k + 1]) << 8 | usize::from(win[k + 2]);
+                k += 3;
+                far + MAX_DISTANCE + 1
+            } else {
+                k += 1;
+                high + low + 1
+            };
+            if op + len > out_len || dist > op {
+                return Err(ErrorKind::Data);
+            }
+            ctrl = usize::from(win[k]);
+            ip += k + 1;
+            copy_match(output, op, dist, len);
+            op += len;
+            continue 'tokens;
         }
 
         if ctrl < 32 {
@@ -1016,6 +1059,164 @@ mod tests {
             let mut out = vec![0u8; dlen - rng.below(2) * rng.below(*dlen)];
             if let Ok(n) = decompress(&s, &mut out) {
                 assert!(n <= out.len());
+            }
+        }
+    }
+
+    /// The token rules and every check of the reference decoder, one byte
+    /// at a time with no fast path: what `decompress` must agree with.
+    fn model_decode(input: &[u8], out: &mut [u8]) -> Option<usize> {
+        let Some(&first) = input.first() else {
+            return Some(0);
+        };
+        let (mut ip, mut op) = (1usize, 0usize);
+        let mut ctrl = usize::from(first & 31);
+        loop {
+            if ctrl >= 32 {
+                let mut len = (ctrl >> 5) - 1;
+                let ofs = (ctrl & 31) << 8;
+                if len == 6 {
+                    loop {
+                        if ip + 1 >= input.len() {
+                            return None;
+                        }
+                        let code = input[ip];
+                        ip += 1;
+                        len += usize::from(code);
+                        if code != 255 {
+                            break;
+                        }
+                    }
+                } else if ip + 1 >= input.len() {
+                    return None;
+                }
+                let code = usize::from(input[ip]);
+                ip += 1;
+                len += 3;
+                let mut dist = ofs + code + 1;
+                if code == 255 && ofs == 31 << 8 {
+                    if ip + 1 >= input.len() {
+                        return None;
+                    }
+                    dist = (usize::from(input[ip]) << 8 | usize::from(input[ip + 1])) + 8192;
+                    ip += 2;
+                }
+                if op + len > out.len() || dist > op {
+                    return None;
+                }
+                if ip >= input.len() {
+                    break;
+                }
+                ctrl = usize::from(input[ip]);
+                ip += 1;
+                for i in 0..len {
+                    out[op + i] = out[op + i - dist];
+                }
+                op += len;
+            } else {
+                let n = ctrl + 1;
+                if op + n > out.len() || ip + n > input.len() {
+                    return None;
+                }
+                out[op..op + n].copy_from_slice(&input[ip..ip + n]);
+                op += n;
+                ip += n;
+                if ip >= input.len() {
+                    break;
+                }
+                ctrl = usize::from(input[ip]);
+                ip += 1;
+            }
+        }
+        Some(op)
+    }
+
+    /// Streams of random tokens (literals, short, long and far matches,
+    /// long runs of 255 length bytes, at every distance and buffer edge),
+    /// whole, cut and mutated, into exact, short and roomy buffers: the
+    /// decoder's fast paths give the model's bytes and verdicts.
+    #[test]
+    fn decoder_agrees_with_model() {
+        let mut rng = Rng(0xb10c);
+        for round in 0..6000 {
+            let mut s = vec![rng.below(32) as u8];
+            let mut produced = 0usize;
+            s.extend((0..=usize::from(s[0] & 31)).map(|_| rng.next() as u8));
+            produced += usize::from(s[0] & 31) + 1;
+            for _ in 0..rng.below(400) {
+                match rng.below(5) {
+                    0 => {
+                        let n = rng.below(32);
+                        s.push(n as u8);
+                        s.extend((0..=n).map(|_| rng.next() as u8));
+                        produced += n + 1;
+                    }
+                    1 | 2 => {
+                        let code = 1 + rng.below(6);
+                        let dist = 1 + rng.below(produced.min(8191));
+                        let d = dist - 1;
+                        s.extend([(code << 5 | d >> 8) as u8, d as u8]);
+                        produced += code + 2;
+                    }
+                    3 => {
+                        let d = rng.below(produced.min(8191));
+                        s.push((7 << 5 | d >> 8) as u8);
+                        let cap = if rng.below(4) == 0 { 9000 } else { 300 };
+                        let mut extra = rng.below(cap);
+                        produced += 9 + extra;
+                        while extra >= 255 {
+                            s.push(255);
+                            extra -= 255;
+                        }
+                        s.extend([extra as u8, d as u8]);
+                    }
+                    _ if produced > 8192 => {
+                        let code = 1 + rng.below(7);
+                        s.push((code << 5 | 31) as u8);
+                        let len = if code == 7 {
+                            let e = rng.below(300);
+                            if e >= 255 {
+                                s.push(255);
+                            }
+                            s.push((e % 255) as u8);
+                            9 + e
+                        } else {
+                            code + 2
+                        };
+                        s.push(255);
+                        let far = rng.below((produced - 8192).min(1 << 16));
+                        s.extend([(far >> 8) as u8, far as u8]);
+                        produced += len;
+                    }
+                    _ => {
+                        let n = rng.below(32);
+                        s.push(n as u8);
+                        s.extend((0..=n).map(|_| rng.next() as u8));
+                        produced += n + 1;
+                    }
+                }
+            }
+            if rng.below(3) == 0 {
+                for _ in 0..1 + rng.below(3) {
+                    let i = rng.below(s.len());
+                    s[i] ^= 1 << rng.below(8);
+                }
+            }
+            if rng.below(4) == 0 {
+                s.truncate(1 + rng.below(s.len()));
+            }
+            let cap = match rng.below(3) {
+                0 => produced,
+                1 => rng.below(produced + 1),
+                _ => produced + rng.below(100),
+            };
+            let mut want = vec![0xa5u8; cap];
+            let mut got = vec![0xa5u8; cap];
+            let m = model_decode(&s, &mut want);
+            let d = decompress(&s, &mut got).ok();
+            assert_eq!(d, m, "round {round}");
+            if let Some(n) = m {
+                assert_eq!(got[..n], want[..n], "round {round}");
             }
         }
     }
