@@ -1,6 +1,6 @@
-//! `lazy_udio`: a contiguous frame behind a C-style I/O backend, read the
-//! way a C program with its own backend reads it. The backend is a set of
-//! `extern "C"` callbacks over an in-memory file, registered with
+//! `lazy_udio`: a contiguous or sparse frame behind a C-style I/O backend,
+//! read the way a C program with its own backend reads it. The backend is a
+//! set of `extern "C"` callbacks over in-memory files, registered with
 //! `blosc2_register_io_cb` (twice: one copying into the caller's buffer,
 //! one handing out pointers into its own memory, `is_allocation_necessary`
 //! false); the frame is opened with `blosc2_schunk_open_udio` or, behind a
@@ -11,10 +11,13 @@
 //!
 //! Input: `[flags:u8][a:u16][b:u16]` then the frame. Flags bit 0: the
 //! backend hands out its own pointers; bit 1: a prefix of `a % 256` bytes
-//! before the frame, opened at that offset; `a` and `b` pick the getitem
-//! range.
+//! before the frame, opened at that offset; bit 2: the rest is a sparse
+//! frame in the `sframe` target's container (index file, then chunk files
+//! by number) and the directory is opened instead (no prefix); `a` and `b`
+//! pick the getitem range.
 
 use crate::Knobs;
+use blosc2_core::frame::sframe;
 use libblosc2_rs_sys::chunk::blosc2_cbuffer_sizes;
 use libblosc2_rs_sys::context::{blosc2_decompress_ctx, blosc2_getitem_ctx};
 use libblosc2_rs_sys::io::blosc2_register_io_cb;
@@ -35,19 +38,19 @@ const ENDS: i64 = 8;
 const COPYING: u8 = 230;
 const POINTING: u8 = 231;
 
-/// The in-memory "filesystem" a backend's `params` points at: one file.
+/// The in-memory "filesystem" a backend's `params` points at: its files
+/// by name.
 struct MemFs {
-    name: CString,
-    data: Mutex<Vec<u8>>,
+    files: Vec<(CString, Mutex<Vec<u8>>)>,
 }
 
-/// An open file: which filesystem.
+/// An open file: its bytes in the filesystem.
 struct MemFile {
-    fs: *const MemFs,
+    data: *const Mutex<Vec<u8>>,
 }
 
-fn lock(fs: &MemFs) -> std::sync::MutexGuard<'_, Vec<u8>> {
-    fs.data.lock().unwrap_or_else(|e| e.into_inner())
+fn lock(data: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
+    data.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// # Safety
@@ -68,11 +71,14 @@ unsafe extern "C" fn mem_open(
     let Some(fs) = fs else {
         return ptr::null_mut();
     };
-    // only the one file exists; the reader never creates others
-    if path != fs.name.as_c_str() || mode.to_bytes().first() != Some(&b'r') {
+    // only the given files exist; the reader never creates others
+    if mode.to_bytes().first() != Some(&b'r') {
         return ptr::null_mut();
     }
-    Box::into_raw(Box::new(MemFile { fs })).cast()
+    match fs.files.iter().find(|(name, _)| name.as_c_str() == path) {
+        Some((_, data)) => Box::into_raw(Box::new(MemFile { data })).cast(),
+        None => ptr::null_mut(),
+    }
 }
 
 /// # Safety
@@ -85,9 +91,9 @@ unsafe extern "C" fn mem_close(stream: *mut c_void) -> c_int {
 
 /// # Safety
 /// `stream` came from `mem_open`; its filesystem is live.
-unsafe fn fs_of<'a>(stream: *mut c_void) -> &'a MemFs {
+unsafe fn fs_of<'a>(stream: *mut c_void) -> &'a Mutex<Vec<u8>> {
     // SAFETY: per the contract.
-    unsafe { &*(*stream.cast::<MemFile>()).fs }
+    unsafe { &*(*stream.cast::<MemFile>()).data }
 }
 
 /// # Safety
@@ -208,31 +214,52 @@ pub fn lazy_udio(data: &[u8]) {
     let a = k.u16();
     let b = k.u16();
     let frame = k.rest();
-    if frame.is_empty() || !crate::frame_is_small(frame) {
-        return;
-    }
-    let pad = if flags & 2 != 0 {
-        (a % 256) as usize
-    } else {
+    let sparse = flags & 4 != 0;
+    let (dir, file) = crate::memio::real_paths();
+    let c_path = |p: &std::path::Path| {
+        CString::new(p.as_os_str().as_encoded_bytes()).expect("a path without NUL")
+    };
+    // the opened name must exist on the file system (opening asks it, as
+    // upstream's stat does, whether it is a directory): an empty file or
+    // directory, never written; the frame's bytes are the backend's
+    let mut files = Vec::new();
+    let pad = if sparse {
+        let (parts, _) = crate::frames::split_container(frame);
+        let Some(Some(index)) = parts.first() else {
+            return;
+        };
+        if !crate::frame_is_small(index) {
+            return;
+        }
+        files.push((c_path(&sframe::index_path(dir)), Mutex::new(index.to_vec())));
+        for (i, f) in parts.iter().enumerate().skip(1) {
+            if let Some(f) = f {
+                let name = c_path(&sframe::chunk_path(dir, i as i64 - 1));
+                files.push((name, Mutex::new(f.to_vec())));
+            }
+        }
         0
+    } else {
+        if frame.is_empty() || !crate::frame_is_small(frame) {
+            return;
+        }
+        let pad = if flags & 2 != 0 {
+            (a % 256) as usize
+        } else {
+            0
+        };
+        let mut bytes = vec![0xa5u8; pad];
+        bytes.extend_from_slice(frame);
+        files.push((c_path(file), Mutex::new(bytes)));
+        pad
     };
-    let mut file = vec![0xa5u8; pad];
-    file.extend_from_slice(frame);
-    // the name must exist on the file system (opening asks it, as
-    // upstream's stat does, whether it is a directory): an empty file,
-    // never written; the frame's bytes are the backend's
-    let name = CString::new(crate::memio::real_paths().1.as_os_str().as_encoded_bytes())
-        .expect("a path without NUL");
-    let fs = MemFs {
-        name,
-        data: Mutex::new(file),
-    };
+    let fs = MemFs { files };
     let io = blosc2_io {
         id: if flags & 1 != 0 { POINTING } else { COPYING },
         name: c"fuzz-mem".as_ptr(),
         params: &fs as *const MemFs as *mut c_void,
     };
-    let path = fs.name.clone();
+    let path = c_path(if sparse { dir } else { file });
     // SAFETY: a C string; a valid backend whose params outlive the
     // super-chunk (freed below, before `fs` goes).
     let sc = unsafe {
