@@ -246,25 +246,7 @@ fn block_running_past_its_extent_reads_as_the_whole_chunk() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/sframe-block-past-extent.bin"),
     )
     .unwrap();
-    let dir = std::env::temp_dir().join(format!("b2rs-past-extent-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut at = 1;
-    for i in 0..packed[0] as usize {
-        let len = u16::from_le_bytes([packed[at], packed[at + 1]]) as usize;
-        at += 2;
-        if len == 0xffff {
-            continue;
-        }
-        let bytes = &packed[at..(at + len).min(packed.len())];
-        at = (at + len).min(packed.len());
-        let path = if i == 0 {
-            dir.join("chunks.b2frame")
-        } else {
-            blosc2_core::frame::sframe::chunk_path(&dir, i as i64 - 1)
-        };
-        std::fs::write(path, bytes).unwrap();
-    }
+    let dir = unpack_sframe(&packed, "past-extent");
     let sc = SuperChunk::open(&dir, 0, blosc2_core::io::default_backend()).unwrap();
     let full = sc.chunk(0).unwrap().into_owned();
     let mut d = Decompressor::new(DParams::default());
@@ -286,6 +268,67 @@ fn block_running_past_its_extent_reads_as_the_whole_chunk() {
     sc.get_slice((a / ts) as i64, (b / ts) as i64, &mut slice)
         .unwrap();
     assert_eq!(slice, whole[a..b]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Writes the fuzzer's packing of a sparse frame (`[nfiles:u8]`, then per
+/// file `[len:u16 le][bytes]`: file 0 the index, file i the chunk file
+/// numbered i-1) into a fresh directory named after `tag`.
+fn unpack_sframe(packed: &[u8], tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("b2rs-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut at = 1;
+    for i in 0..packed[0] as usize {
+        let len = u16::from_le_bytes([packed[at], packed[at + 1]]) as usize;
+        at += 2;
+        if len == 0xffff {
+            continue;
+        }
+        let bytes = &packed[at..(at + len).min(packed.len())];
+        at = (at + len).min(packed.len());
+        let path = if i == 0 {
+            dir.join("chunks.b2frame")
+        } else {
+            blosc2_core::frame::sframe::chunk_path(&dir, i as i64 - 1)
+        };
+        std::fs::write(path, bytes).unwrap();
+    }
+    dir
+}
+
+/// Found by `sframe` (an input slower than a second): a 1,272-byte chunk
+/// file stored whole (memcpyed) claiming 1.56 GB in blocks of 39 bytes.
+/// Its lazy chunk, 8 bytes a block, took 0.3 GB and half a second to build,
+/// although the chunk cannot be read at all: it is now refused first, both
+/// as it is (cbytes is not nbytes plus the header, which the decoder also
+/// refuses) and with a consistent cbytes that the file does not hold.
+#[test]
+fn memcpyed_chunk_claiming_millions_of_blocks_gets_no_lazy_chunk() {
+    use blosc2_core::schunk::SuperChunk;
+    let packed = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/fuzz/sframe-memcpyed-claims-40m-blocks.bin"),
+    )
+    .unwrap();
+    let dir = unpack_sframe(&packed, "memcpyed-claims");
+    let sc = SuperChunk::open(&dir, 0, blosc2_core::io::default_backend()).unwrap();
+    assert!(sc.lazy_chunk(0).is_ok());
+    assert_eq!(
+        sc.lazy_chunk(1).err(),
+        Some(blosc2_core::ErrorKind::InvalidHeader)
+    );
+    // the same header made consistent: 1.56 GB of data in a 1,272-byte file
+    let file = blosc2_core::frame::sframe::chunk_path(&dir, 1);
+    let mut bytes = std::fs::read(&file).unwrap();
+    let nbytes = i32::from_le_bytes(bytes[4..8].try_into().unwrap());
+    bytes[12..16].copy_from_slice(&(nbytes + 32).to_le_bytes());
+    std::fs::write(&file, &bytes).unwrap();
+    let sc = SuperChunk::open(&dir, 0, blosc2_core::io::default_backend()).unwrap();
+    assert_eq!(
+        sc.lazy_chunk(1).err(),
+        Some(blosc2_core::ErrorKind::FileRead)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -42,6 +42,10 @@ impl Layout {
         }
         let memcpyed = h.is_memcpyed();
         let cb = h.cbytes.max(0) as usize;
+        // as the decoder: a chunk stored whole is its header and its data
+        if memcpyed && (h.nbytes.max(0) as usize).checked_add(EXTENDED_HEADER_LENGTH) != Some(cb) {
+            return Err(ErrorKind::InvalidHeader);
+        }
         let starts = nblocks.checked_mul(4).ok_or(ErrorKind::InvalidHeader)?;
         if !memcpyed && starts > cb.saturating_sub(EXTENDED_HEADER_LENGTH) {
             return Err(ErrorKind::InvalidHeader);
@@ -66,6 +70,14 @@ impl Layout {
         } else {
             self.trailer_at()
         }
+    }
+
+    /// Whether building this lazy chunk should first make sure the chunk's
+    /// bytes exist: one stored whole has no block starts to read, so
+    /// nothing else bounds its block count (and the lazy chunk's size, 8
+    /// bytes a block) by what is really stored.
+    pub fn needs_presence_check(&self) -> bool {
+        self.memcpyed && self.nblocks > 1 << 16
     }
 
     fn trailer_at(&self) -> usize {

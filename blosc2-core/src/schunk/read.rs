@@ -240,6 +240,10 @@ impl SuperChunk {
             // special chunks stored as data are small: hand them out whole
             return self.chunk(n);
         };
+        if layout.needs_presence_check() {
+            let last = (h.cbytes as usize).saturating_sub(1);
+            part.read(last, &mut [0u8; 1])?;
+        }
         let mut meta = vec![0u8; layout.meta_len()];
         meta[..EXTENDED_HEADER_LENGTH].copy_from_slice(&hb);
         part.read(EXTENDED_HEADER_LENGTH, &mut meta[EXTENDED_HEADER_LENGTH..])?;
