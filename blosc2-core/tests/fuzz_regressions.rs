@@ -6,6 +6,16 @@ use std::path::Path;
 
 use blosc2_core::chunk::{DParams, Decompressor};
 
+/// A file of `tests/data/fuzz/`.
+fn fuzz_data(name: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/fuzz")
+            .join(name),
+    )
+    .unwrap()
+}
+
 /// Found by `decompress_chunk`: a 35-byte chunk (typesize 1, nbytes 3) read
 /// with `getitem` at a negative start. Zero items succeed at any start, as
 /// upstream checks `nitems == 0` first; one item must be refused.
@@ -92,10 +102,7 @@ fn seed_corpus_mutations_do_not_panic() {
 /// `nchunk * extchunknitems` and overflowed. The geometry is refused.
 #[test]
 fn b2nd_chunk_items_overflow() {
-    let data = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/b2nd-nchunks-overflow.b2frame"),
-    )
-    .unwrap();
+    let data = fuzz_data("b2nd-nchunks-overflow.b2frame");
     assert!(blosc2_core::b2nd::Array::from_cframe(&data, true).is_err());
 }
 
@@ -107,10 +114,7 @@ fn b2nd_chunk_items_overflow() {
 /// depend on earlier calls.
 #[test]
 fn decoding_does_not_depend_on_earlier_calls() {
-    let chunk = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/bitshuffle-tail-stale.chunk"),
-    )
-    .unwrap();
+    let chunk = fuzz_data("bitshuffle-tail-stale.chunk");
     let fresh = |nthreads: i16| {
         let mut d = Decompressor::new(DParams {
             nthreads,
@@ -242,10 +246,7 @@ fn zfp_field_smaller_than_block_is_zeroed() {
 fn block_running_past_its_extent_reads_as_the_whole_chunk() {
     use blosc2_core::chunk::{DParams, Decompressor};
     use blosc2_core::schunk::SuperChunk;
-    let packed = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/sframe-block-past-extent.bin"),
-    )
-    .unwrap();
+    let packed = fuzz_data("sframe-block-past-extent.bin");
     let dir = unpack_sframe(&packed, "past-extent");
     let sc = SuperChunk::open(&dir, 0, blosc2_core::io::default_backend()).unwrap();
     let full = sc.chunk(0).unwrap().into_owned();
@@ -306,11 +307,7 @@ fn unpack_sframe(packed: &[u8], tag: &str) -> std::path::PathBuf {
 #[test]
 fn memcpyed_chunk_claiming_millions_of_blocks_gets_no_lazy_chunk() {
     use blosc2_core::schunk::SuperChunk;
-    let packed = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/fuzz/sframe-memcpyed-claims-40m-blocks.bin"),
-    )
-    .unwrap();
+    let packed = fuzz_data("sframe-memcpyed-claims-40m-blocks.bin");
     let dir = unpack_sframe(&packed, "memcpyed-claims");
     let sc = SuperChunk::open(&dir, 0, blosc2_core::io::default_backend()).unwrap();
     assert!(sc.lazy_chunk(0).is_ok());
@@ -340,10 +337,7 @@ fn memcpyed_chunk_claiming_millions_of_blocks_gets_no_lazy_chunk() {
 #[test]
 fn vl_chunk_claiming_huge_blocks_is_refused() {
     use blosc2_core::chunk::vlblocks::{self, VlChunk};
-    let chunk = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz/vlblock-claims-512mib.chunk"),
-    )
-    .unwrap();
+    let chunk = fuzz_data("vlblock-claims-512mib.chunk");
     let vl = VlChunk::parse(&chunk).expect("the header and block sizes are well formed");
     assert!(vl.block_sizes().any(|n| n >= 256 << 20));
     assert!(vlblocks::decompress_block(&chunk, 0).is_err());
@@ -359,11 +353,7 @@ fn vl_chunk_claiming_huge_blocks_is_refused() {
 #[test]
 fn zero_chunk_of_another_typesize_stays_data_in_a_frame() {
     use blosc2_core::schunk::SuperChunk;
-    let frame = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/fuzz/frame-zero-chunk-other-typesize.b2frame"),
-    )
-    .unwrap();
+    let frame = fuzz_data("frame-zero-chunk-other-typesize.b2frame");
     let sc = SuperChunk::from_buffer(&frame, false).unwrap();
     assert_eq!(sc.typesize(), 364);
     let again = SuperChunk::from_buffer(&sc.to_frame().unwrap(), false).unwrap();
