@@ -60,12 +60,16 @@ fn round_trip(cp: &CParams, src: &[u8]) -> Vec<u8> {
 #[test]
 fn matrix_round_trips() {
     let codecs = [0u8, 1, 2, 4, 5];
-    let filter_sets: [[u8; 6]; 5] = [
+    // the DELTA sets put it before, after and around other filters: the
+    // filter undone just before trailing DELTAs writes to the output
+    let filter_sets: [[u8; 6]; 7] = [
         [0, 0, 0, 0, 0, 0],
         [0, 0, 0, 0, 0, 1],
         [0, 0, 0, 0, 0, 2],
         [0, 0, 0, 0, 3, 1],
         [0, 0, 0, 1, 3, 2],
+        [0, 0, 0, 0, 2, 3],
+        [0, 0, 0, 3, 1, 3],
     ];
     let sizes = [0usize, 1, 31, 100, 4099, 70_001, 300_000];
     let mut seed = 7;

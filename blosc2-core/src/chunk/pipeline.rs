@@ -308,7 +308,13 @@ pub(crate) fn backward(
             }
             continue;
         }
-        let to = if last {
+        // DELTA works in place, so a filter followed only by DELTAs writes
+        // straight to `dst`: no copy of the block, and no third buffer
+        // touched (for a huge block, gigabytes of first-touch page faults)
+        let only_delta_left = active[n + 1..nactive]
+            .iter()
+            .all(|&k| spec.filters[k] == filter_id::DELTA);
+        let to = if last || only_delta_left {
             Buf::Dst
         } else if cur == Buf::S1 {
             Buf::S2
