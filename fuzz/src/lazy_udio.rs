@@ -91,7 +91,7 @@ unsafe extern "C" fn mem_close(stream: *mut c_void) -> c_int {
 
 /// # Safety
 /// `stream` came from `mem_open`; its filesystem is live.
-unsafe fn fs_of<'a>(stream: *mut c_void) -> &'a Mutex<Vec<u8>> {
+unsafe fn data_of<'a>(stream: *mut c_void) -> &'a Mutex<Vec<u8>> {
     // SAFETY: per the contract.
     unsafe { &*(*stream.cast::<MemFile>()).data }
 }
@@ -100,7 +100,7 @@ unsafe fn fs_of<'a>(stream: *mut c_void) -> &'a Mutex<Vec<u8>> {
 /// `stream` came from `mem_open`.
 unsafe extern "C" fn mem_size(stream: *mut c_void) -> i64 {
     // SAFETY: per the contract.
-    lock(unsafe { fs_of(stream) }).len() as i64
+    lock(unsafe { data_of(stream) }).len() as i64
 }
 
 /// # Safety
@@ -123,8 +123,8 @@ unsafe fn mem_read(
     copy: bool,
 ) -> i64 {
     // SAFETY: per the contract.
-    let fs = unsafe { fs_of(stream) };
-    let data = lock(fs);
+    let file = unsafe { data_of(stream) };
+    let data = lock(file);
     if size <= 0 || nitems < 0 || position < 0 || position as u64 > data.len() as u64 {
         return 0;
     }

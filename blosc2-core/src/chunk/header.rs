@@ -127,8 +127,9 @@ fn le_i32(b: &[u8], at: usize) -> i32 {
 }
 
 impl ChunkHeader {
-    /// Read only the 16 leading bytes, without validation: what the Blosc1
-    /// "sizes" calls expose even for odd buffers.
+    /// Read the 16 leading bytes (and the extension, when the buffer holds
+    /// one) without validation: what the Blosc1 "sizes" calls expose even
+    /// for odd buffers.
     pub fn read_raw(src: &[u8]) -> Result<ChunkHeader> {
         let mut h = Self::read_base(src)?;
         if h.is_extended() && src.len() >= EXTENDED_HEADER_LENGTH {

@@ -1145,12 +1145,6 @@ mod tests {
             produced += usize::from(s[0] & 31) + 1;
             for _ in 0..rng.below(400) {
                 match rng.below(5) {
-                    0 => {
-                        let n = rng.below(32);
-                        s.push(n as u8);
-                        s.extend((0..=n).map(|_| rng.next() as u8));
-                        produced += n + 1;
-                    }
                     1 | 2 => {
                         let code = 1 + rng.below(6);
                         let dist = 1 + rng.below(produced.min(8191));
@@ -1170,7 +1164,7 @@ mod tests {
                         }
                         s.extend([extra as u8, d as u8]);
                     }
-                    _ if produced > 8192 => {
+                    4 if produced > 8192 => {
                         let code = 1 + rng.below(7);
                         s.push((code << 5 | 31) as u8);
                         let len = if code == 7 {
@@ -1188,6 +1182,7 @@ mod tests {
                         s.extend([(far >> 8) as u8, far as u8]);
                         produced += len;
                     }
+                    // 0, and 4 before far distances exist: a literal run
                     _ => {
                         let n = rng.below(32);
                         s.push(n as u8);
