@@ -33,6 +33,20 @@ bad() {
 
 # So that the OUT_DIR found below can only be this run's.
 rm -rf "$tdir"/debug/build/libblosc2-rs-sys-*
+# The packaged libblosc2-rs-sys gets blosc2-core through cargo's overlay
+# registry, and cargo treats a registry crate as immutable: it neither
+# re-extracts a version it has unpacked before (under CARGO_HOME, in a
+# directory named for the overlay's path, the same from run to run in one
+# checkout) nor rebuilds one it has built. Without these removals a second
+# run verifies the new libblosc2-rs-sys against the first run's blosc2-core
+# and fails on any function added to the core since. The overlay's
+# directories start with '-'; crates.io's are left alone.
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+for c in $CRATES; do
+    rm -rf "$cargo_home"/registry/src/-*/"$c"-* "$cargo_home"/registry/cache/-*/"$c"-*
+done
+rm -rf "$tdir"/debug/.fingerprint/blosc2-core-* "$tdir"/debug/deps/*blosc2_core-* \
+    "$tdir"/debug/libblosc2_core.* "$tdir"/debug/incremental/blosc2_core-*
 
 # --allow-dirty: the check is about what would be published from the tree as
 # it is, uncommitted edits included.
