@@ -2,10 +2,12 @@
 # scripts/run-tests.sh: the whole test suite (`make test` runs this).
 #
 # Parts, in order (TEST_PARTS selects a subset, e.g. TEST_PARTS="install c-tests"):
-#   cargo-test    cargo test
+#   cargo-test    cargo test, with the zlib-ng feature the installed library
+#                 ships when cmake can be had (scripts/ensure-cmake.sh)
 #   cargo-fmt     cargo fmt --check
-#   cargo-clippy  cargo clippy --all-targets -- -D warnings (clippy's
-#                 incompatible_msrv lint reads rust-version from Cargo.toml)
+#   cargo-clippy  cargo clippy --all-targets -- -D warnings, same features
+#                 (clippy's incompatible_msrv lint reads rust-version from
+#                 Cargo.toml)
 #   cargo-doc     the Rust API's docs build with -D warnings -D missing_docs
 #   package       scripts/check-package.sh: cargo package of the publishable
 #                 crates, built from their tarballs, with LICENSE, templates
@@ -80,9 +82,20 @@ simple_part() {
     fi
 }
 
-simple_part cargo-test "$CARGO" test --workspace
+# The Rust tests and clippy see the zlib-ng backend the installed library
+# ships (its test checks it against zlib-rs, which is always built).
+zng_features=
+if wanted cargo-test || wanted cargo-clippy; then
+    if cmake=$(sh scripts/ensure-cmake.sh); then
+        export CMAKE="$cmake"
+        zng_features="--features libblosc2-rs-cdylib/zlib-ng"
+    else
+        record "NOTE cargo-test/cargo-clippy: no cmake, so zlib-ng (what make install ships) is not built here"
+    fi
+fi
+simple_part cargo-test "$CARGO" test --workspace $zng_features
 simple_part cargo-fmt "$CARGO" fmt --check
-simple_part cargo-clippy "$CARGO" clippy --workspace --all-targets -- -D warnings
+simple_part cargo-clippy "$CARGO" clippy --workspace --all-targets $zng_features -- -D warnings
 simple_part cargo-doc env RUSTDOCFLAGS="-D warnings -D missing_docs" "$CARGO" doc --no-deps -p blosc2-core
 simple_part package sh scripts/check-package.sh
 
