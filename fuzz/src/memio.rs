@@ -31,6 +31,11 @@ impl MemBackend {
     pub fn insert(&self, path: PathBuf, data: Vec<u8>) {
         self.files.lock().unwrap().insert(path, data);
     }
+
+    /// A copy of file `path`'s bytes, if it exists.
+    pub fn get(&self, path: &Path) -> Option<Vec<u8>> {
+        self.files.lock().unwrap().get(path).cloned()
+    }
 }
 
 impl Backend for MemBackend {
@@ -53,6 +58,17 @@ impl Backend for MemBackend {
             files: self.files.clone(),
             path: path.to_path_buf(),
         }))
+    }
+    // Moving a map entry is atomic, as a rename is, so frames in memory are
+    // rewritten the way they are on disk: new file, then put in place.
+    fn can_replace(&self) -> bool {
+        true
+    }
+    fn replace(&self, from: &Path, to: &Path) -> Result<()> {
+        let mut files = self.files.lock().map_err(|_| ErrorKind::FileWrite)?;
+        let data = files.remove(from).ok_or(ErrorKind::FileWrite)?;
+        files.insert(to.to_path_buf(), data);
+        Ok(())
     }
 }
 
