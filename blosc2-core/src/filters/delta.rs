@@ -16,6 +16,8 @@
 //!   unwritten (whatever the destination held). Here they are copied
 //!   unchanged, which round-trips.
 
+use super::simd::{prefix_xor, Kernel};
+
 /// The XOR unit for a typesize (see the module docs).
 pub fn unit(typesize: usize) -> usize {
     match typesize {
@@ -68,20 +70,31 @@ pub fn delta_encode(dref: &[u8], offset: usize, src: &[u8], dst: &mut [u8], type
 /// Decodes the chunk's first block (`offset == 0`) in place: a running XOR
 /// over units, since each unit was coded against its (original) predecessor.
 pub fn delta_decode_first(buf: &mut [u8], typesize: usize) {
+    delta_decode_first_with(Kernel::best(), buf, typesize);
+}
+
+/// [`delta_decode_first`] with a given vector kernel (the tests run each).
+fn delta_decode_first_with(kernel: Kernel, buf: &mut [u8], typesize: usize) {
     let w = unit(typesize);
     let body = buf.len() / w * w;
-    // Eight bytes at a time: a prefix XOR of the units inside the word by
-    // shift-and-XOR doubling, then the last decoded unit of the previous
-    // word, repeated across the word, XORed in.
+    let buf = &mut buf[..body];
+    let done = prefix_xor(kernel, buf, w);
+    // Eight bytes at a time from there: a prefix XOR of the units inside
+    // the word by shift-and-XOR doubling, then the last decoded unit before
+    // the word, repeated across it, XORed in.
     let repeat: u64 = match w {
         1 => 0x0101_0101_0101_0101,
         2 => 0x0001_0001_0001_0001,
         4 => 0x0000_0001_0000_0001,
         _ => 1,
     };
-    let words = body / 8;
-    let mut carry = 0u64;
-    for word in buf[..words * 8].chunks_exact_mut(8) {
+    let last_unit = |word: u64| (word >> (64 - 8 * w)).wrapping_mul(repeat);
+    let mut carry = match done.checked_sub(8).and_then(|at| buf.get(at..done)) {
+        Some(b) => last_unit(u64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
+        None => 0,
+    };
+    let words_end = done + (body - done) / 8 * 8;
+    for word in buf[done..words_end].chunks_exact_mut(8) {
         let mut b8 = [0u8; 8];
         b8.copy_from_slice(word);
         let mut x = u64::from_le_bytes(b8);
@@ -92,9 +105,9 @@ pub fn delta_decode_first(buf: &mut [u8], typesize: usize) {
         }
         x ^= carry;
         word.copy_from_slice(&x.to_le_bytes());
-        carry = (x >> (64 - 8 * w)).wrapping_mul(repeat);
+        carry = last_unit(x);
     }
-    for k in (words * 8).max(w)..body {
+    for k in words_end.max(w)..body {
         buf[k] ^= buf[k - w];
     }
 }
@@ -168,6 +181,25 @@ mod tests {
                 assert_eq!(enc, naive_first(&src, unit(ts)), "ts {ts} len {len}");
                 delta_decode_first(&mut enc, ts);
                 assert_eq!(enc, src, "ts {ts} len {len}");
+            }
+        }
+    }
+
+    /// Every vector kernel decodes the first block as the word-wise code
+    /// does alone (the scalar kernel), at every length around the vector
+    /// and word boundaries.
+    #[test]
+    fn first_block_kernels_agree() {
+        for ts in [1, 2, 3, 4, 8, 16, 24] {
+            for len in (0..100).chain([255, 256, 257, 1000, 4099, 32768]) {
+                let src = data(len, (ts * 7 + len) as u32);
+                let mut enc = vec![0u8; len];
+                delta_encode(&src, 0, &src, &mut enc, ts);
+                for k in Kernel::available() {
+                    let mut dec = enc.clone();
+                    delta_decode_first_with(k, &mut dec, ts);
+                    assert_eq!(dec, src, "{k:?} ts {ts} len {len}");
+                }
             }
         }
     }

@@ -180,6 +180,21 @@ fn rows_to_bits(k: Kernel, rows: &[u8], plane: &mut [u8]) {
     }
 }
 
+/// DELTA's first-block decode, a running XOR of `w`-byte units (`w` is 1,
+/// 2, 4 or 8), over as many whole 16-byte vectors of `buf` as the kernel
+/// does; returns how many bytes that is (0 for the scalar kernel), and the
+/// caller finishes the rest from there.
+pub(crate) fn prefix_xor(k: Kernel, buf: &mut [u8], w: usize) -> usize {
+    debug_assert!(matches!(w, 1 | 2 | 4 | 8));
+    match k.usable() {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `usable` returns Sse2 or better only when the CPU has
+        // SSE2 (every later kernel implies it).
+        Kernel::Sse2 | Kernel::Avx2 | Kernel::Gfni => unsafe { sse2::prefix_xor(buf, w) },
+        _ => 0,
+    }
+}
+
 /// One-pass bitshuffle of whole 8-element groups where the kernel has one
 /// for `ts`; false if not (nothing written).
 fn fused_bitshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {

@@ -262,3 +262,59 @@ pub(super) unsafe fn prefix_sum(src: &[u8], dst: &mut [u8]) {
         *o = acc;
     }
 }
+
+/// The last `W`-byte unit of `x` repeated across the vector.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn broadcast_last<const W: usize>(x: __m128i) -> __m128i {
+    match W {
+        1 => {
+            // bytes 8..16 doubled into words, word 7 (byte 15 twice) into
+            // the high words, then the high dword everywhere
+            let t = _mm_shufflehi_epi16::<0xff>(_mm_unpackhi_epi8(x, x));
+            _mm_shuffle_epi32::<0xff>(t)
+        }
+        2 => _mm_shuffle_epi32::<0xff>(_mm_shufflehi_epi16::<0xff>(x)),
+        4 => _mm_shuffle_epi32::<0xff>(x),
+        _ => _mm_shuffle_epi32::<0xee>(x),
+    }
+}
+
+/// Running XOR of `W`-byte units over the whole 16-byte vectors of `buf`.
+/// Inside a vector, the prefix comes from XORing in copies shifted by 1, 2,
+/// 4 and 8 units (`S1..S4` bytes; a shift of 16 or more gives zero, a
+/// no-op); then the previous vector's last result unit, broadcast, is
+/// XORed in. Returns the bytes done.
+#[target_feature(enable = "sse2")]
+fn prefix_xor_units<const W: usize, const S1: i32, const S2: i32, const S3: i32, const S4: i32>(
+    buf: &mut [u8],
+) -> usize {
+    let n = buf.len() / 16 * 16;
+    let mut carry = _mm_setzero_si128();
+    let mut at = 0;
+    while at < n {
+        let mut x = load16(buf, at);
+        x = _mm_xor_si128(x, _mm_slli_si128::<S1>(x));
+        x = _mm_xor_si128(x, _mm_slli_si128::<S2>(x));
+        x = _mm_xor_si128(x, _mm_slli_si128::<S3>(x));
+        x = _mm_xor_si128(x, _mm_slli_si128::<S4>(x));
+        x = _mm_xor_si128(x, carry);
+        store16(buf, at, x);
+        carry = broadcast_last::<W>(x);
+        at += 16;
+    }
+    n
+}
+
+/// DELTA's first-block decode over whole vectors: a running XOR of `w`-byte
+/// units (`w` is 1, 2, 4 or 8) from the start of `buf`. Returns the bytes
+/// done, a multiple of 16; the caller finishes the rest.
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn prefix_xor(buf: &mut [u8], w: usize) -> usize {
+    match w {
+        1 => prefix_xor_units::<1, 1, 2, 4, 8>(buf),
+        2 => prefix_xor_units::<2, 2, 4, 8, 16>(buf),
+        4 => prefix_xor_units::<4, 4, 8, 16, 16>(buf),
+        _ => prefix_xor_units::<8, 8, 16, 16, 16>(buf),
+    }
+}
