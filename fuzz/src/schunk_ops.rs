@@ -465,4 +465,6 @@ pub fn schunk_ops(input: &[u8]) {
     }
     let _ = std::fs::remove_file(&path);
     let _ = std::fs::remove_dir_all(&path);
+    // the process's scratch directory, empty now, so none outlives it
+    let _ = std::fs::remove_dir(&dir);
 }
