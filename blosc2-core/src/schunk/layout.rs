@@ -127,6 +127,10 @@ impl SuperChunk {
         // where the chunks that stay as they are begin
         let mut unchanged = d;
         let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+        // the bytes of the old frame's chunks (those that stay and those
+        // that go) from `start` up to `unchanged`: all that step 1 must keep
+        // a copy of (freed bytes around them need none)
+        let mut live: Option<(i64, i64)> = None;
         for &(o, i) in &order {
             match &self.entries[i].slot {
                 Slot::Data(c) => {
@@ -142,11 +146,20 @@ impl SuperChunk {
                     }
                     s.read_exact_at(pos(o)?, &mut hb)?;
                     let len = ChunkHeader::read(&hb)?.cbytes as i64;
+                    widen(&mut live, o, len)?;
                     if o != cursor {
                         moved.push((i, o, len, cursor));
                     }
                     cursor += len;
                 }
+            }
+        }
+        // the chunks this change drops are still the old frame's
+        for &o in &dropped {
+            if o >= start && o < unchanged {
+                s.read_exact_at(pos(o)?, &mut hb)?;
+                let len = ChunkHeader::read(&hb)?.cbytes as i64;
+                widen(&mut live, o, len)?;
             }
         }
         for &i in &fresh {
@@ -174,28 +187,32 @@ impl SuperChunk {
             .ok_or(ErrorKind::FileWrite)?;
 
         // step 1: what the new layout overwrites of the old frame (its
-        // chunks from `start` up to those that stay as they are, freed
-        // bytes included, and its index and trailer), copied out of the way
-        // of the new layout and of itself, with the header pointing at the
-        // copy
+        // chunks from `start` up to those that stay as they are, with the
+        // freed bytes between them but not those before the first or after
+        // the last, and its index and trailer), copied out of the way of
+        // the new layout and of itself, with the header pointing at the
+        // copy. A failed change leaves that frame, whose chunks section
+        // ends after the copy, so each failure in a row adds what was live
+        // (copying the freed bytes too made each one double the file).
+        let (lo, hi) = live.unwrap_or((start, start));
         let scratch = (d + t).max(new_end);
-        let shift = scratch - start;
+        let shift = scratch - lo;
         let mut buf = Vec::new();
-        let span = (unchanged - start) as u64;
+        let span = (hi - lo) as u64;
         // a span this small is kept for step 2 rather than read again
         let kept = span <= (4 * PIECE) as u64;
         if kept {
-            buf = read_vec(s, pos(start)?, span as usize)?;
+            buf = read_vec(s, pos(lo)?, span as usize)?;
             s.write_all_at(pos(scratch)?, &buf)?;
         } else {
-            copy_span(s, pos(start)?, pos(scratch)?, span, &mut buf)?;
+            copy_span(s, pos(lo)?, pos(scratch)?, span, &mut buf)?;
         }
         let tl = usize::try_from(t).map_err(|_| ErrorKind::FileWrite)?;
         let mut tail = read_vec(s, pos(d)?, tl)?;
         if start < unchanged {
             tail = Self::shifted_index(&tail, start, unchanged, shift)?;
         }
-        let tail_at = unchanged + shift;
+        let tail_at = hi + shift;
         s.write_all_at(pos(tail_at)?, &tail)?;
         // the whole header, metalayers too: it is also what a failed write
         // of the new one is undone with (a metalayer may change in place)
@@ -220,7 +237,7 @@ impl SuperChunk {
                 k += 1;
             }
             if kept {
-                let at = (from - start) as usize;
+                let at = (from - lo) as usize;
                 s.write_all_at(pos(to)?, &buf[at..at + len as usize])?;
             } else {
                 copy_span(s, pos(from + shift)?, pos(to)?, len as u64, &mut buf)?;
@@ -340,6 +357,13 @@ impl SuperChunk {
             })
             .collect()
     }
+}
+
+/// Widens the byte range `live` to take in `len` bytes at `o`.
+fn widen(live: &mut Option<(i64, i64)>, o: i64, len: i64) -> Result<()> {
+    let end = o.checked_add(len).ok_or(ErrorKind::FileWrite)?;
+    *live = Some(live.map_or((o, end), |(a, b)| (a.min(o), b.max(end))));
+    Ok(())
 }
 
 #[cfg(test)]
@@ -605,6 +629,53 @@ mod tests {
             &[("a".into(), b"after".to_vec())],
             "the next change",
         );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// Changes failing in a row (a full disk, retried) each leave the old
+    /// frame with a copy of its live chunks past the end; the copy must not
+    /// take along the freed bytes of the failures before, or the file
+    /// doubles with every attempt (schunk_ops found 21 failed appends
+    /// making a 263-byte frame 95 MB).
+    #[test]
+    fn failed_changes_in_a_row_grow_the_file_by_their_live_chunks_only() {
+        use super::super::tests::{Fault, Faulty};
+        use std::sync::{Arc, Mutex};
+        let (path, mut sc) = new_file("failures-in-a-row.b2frame");
+        let model: Vec<Vec<u8>> = (0..3).map(|n| data(n * 4 + 1)).collect();
+        for m in &model {
+            sc.append_buffer(m).unwrap();
+        }
+        drop(sc);
+        let fault = Arc::new(Mutex::new(Fault::CallFails { calls: u64::MAX }));
+        let io = Arc::new(Faulty {
+            fault: fault.clone(),
+        });
+        let mut sc = SuperChunk::open(&path, 0, io).unwrap();
+        let size = || std::fs::metadata(&path).unwrap().len();
+        let live: u64 = (0..3).map(|i| sc.chunk(i).unwrap().len() as u64).sum();
+        let before = size();
+        let extra = data(99);
+        for attempt in 0..20 {
+            // the copy and its header are written, the new layout is not
+            *fault.lock().unwrap() = Fault::CallFails { calls: 3 };
+            assert!(sc.delete_chunk(0).is_err(), "attempt {attempt}");
+            *fault.lock().unwrap() = Fault::CallFails { calls: 2 };
+            assert!(sc.append_buffer(&extra).is_err(), "attempt {attempt}");
+            *fault.lock().unwrap() = Fault::CallFails { calls: u64::MAX };
+            assert_reads_back(&path, &model, &[], "after a failure");
+        }
+        // each failure may add a copy of the live chunks and an index and
+        // trailer, nothing that grows with the file
+        let bound = before + 40 * (live + 512);
+        assert!(
+            size() <= bound,
+            "{} bytes after 40 failures (bound {bound})",
+            size()
+        );
+        sc.delete_chunk(0).unwrap();
+        assert_reads_back(&path, &model[1..], &[], "the change that works");
+        assert_packed(&sc, "the change that works");
         let _ = std::fs::remove_file(&path);
     }
 
