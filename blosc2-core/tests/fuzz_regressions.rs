@@ -343,6 +343,24 @@ fn vl_chunk_claiming_huge_blocks_is_refused() {
     assert!(vlblocks::decompress_block(&chunk, 0).is_err());
 }
 
+/// Found by `open_frame_at` (libFuzzer, session 9): a frame whose header
+/// claims blocksize -704 and whose first chunk is stored as an
+/// uninitialized-values chunk. Serializing it wrote that chunk as a special
+/// offset, which a reader makes again from the frame's parameters, and a
+/// chunk header with blocksize -704 is invalid, so the frame written did not
+/// open. Such a chunk now stays data.
+#[test]
+fn special_chunk_stays_data_when_the_frame_cannot_make_it_again() {
+    use blosc2_core::schunk::SuperChunk;
+    let frame = fuzz_data("frame-negative-blocksize-uninit-chunk.b2frame");
+    let sc = SuperChunk::from_buffer(&frame, false).unwrap();
+    let again = SuperChunk::from_buffer(&sc.to_frame().unwrap(), false).unwrap();
+    assert_eq!(again.nchunks(), sc.nchunks());
+    for i in 0..sc.nchunks() {
+        assert_eq!(again.chunk(i).unwrap(), sc.chunk(i).unwrap(), "chunk {i}");
+    }
+}
+
 /// Found by `open_frame_at`: a frame of typesize 364 whose first chunk is a
 /// 30,000-byte zeros chunk made with typesize 1. Serializing it wrote that
 /// chunk as a special offset, which a reader makes again with the frame's

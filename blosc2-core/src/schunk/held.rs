@@ -6,7 +6,7 @@
 use super::{special_kind, Backing, Slot, SuperChunk};
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::special::make_special;
-use crate::chunk::{CParams, Special};
+use crate::chunk::{CParams, ChunkHeader, Special};
 use crate::error::Result;
 
 /// One chunk of an in-memory super-chunk.
@@ -48,9 +48,12 @@ impl SuperChunk {
     /// read back (found by fuzzing `open_frame_at` through `to_frame`).
     pub(super) fn frame_special(&self, chunk: &[u8], nbytes: i32) -> Result<Option<Special>> {
         match special_kind(chunk)? {
-            k @ (Special::Zero | Special::Nan | Special::Uninit) => {
-                Ok(self.special_bytes(k, nbytes).is_ok().then_some(k))
-            }
+            // and the chunk made again must read back: a crafted frame's
+            // header may carry a blocksize no chunk header allows
+            k @ (Special::Zero | Special::Nan | Special::Uninit) => Ok(self
+                .special_bytes(k, nbytes)
+                .is_ok_and(|b| ChunkHeader::read(&b).is_ok())
+                .then_some(k)),
             _ => Ok(None),
         }
     }
