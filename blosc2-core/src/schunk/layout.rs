@@ -596,15 +596,21 @@ mod tests {
         let _ = std::fs::remove_file(&path);
     }
 
-    /// A change that fails once the old frame was moved aside leaves it
-    /// there, unpacked; the next change packs it again and counts only the
-    /// chunks (found by fuzzing: `cbytes` kept the freed bytes).
-    #[test]
-    fn the_change_after_a_failed_one_packs_the_file() {
+    /// A frame file of `n` chunks, reopened through a backend whose writes
+    /// fail when the returned switch says so.
+    fn faulty_frame(
+        name: &str,
+        n: u64,
+    ) -> (
+        std::path::PathBuf,
+        Vec<Vec<u8>>,
+        std::sync::Arc<std::sync::Mutex<super::super::tests::Fault>>,
+        SuperChunk,
+    ) {
         use super::super::tests::{Fault, Faulty};
         use std::sync::{Arc, Mutex};
-        let (path, mut sc) = new_file("after-failure.b2frame");
-        let mut model: Vec<Vec<u8>> = (0..6).map(|n| data(n * 4 + 1)).collect();
+        let (path, mut sc) = new_file(name);
+        let model: Vec<Vec<u8>> = (0..n).map(|n| data(n * 4 + 1)).collect();
         for m in &model {
             sc.append_buffer(m).unwrap();
         }
@@ -613,7 +619,17 @@ mod tests {
         let io = Arc::new(Faulty {
             fault: fault.clone(),
         });
-        let mut sc = SuperChunk::open(&path, 0, io).unwrap();
+        let sc = SuperChunk::open(&path, 0, io).unwrap();
+        (path, model, fault, sc)
+    }
+
+    /// A change that fails once the old frame was moved aside leaves it
+    /// there, unpacked; the next change packs it again and counts only the
+    /// chunks (found by fuzzing: `cbytes` kept the freed bytes).
+    #[test]
+    fn the_change_after_a_failed_one_packs_the_file() {
+        use super::super::tests::Fault;
+        let (path, mut model, fault, mut sc) = faulty_frame("after-failure.b2frame", 6);
         // the old frame's copy and its header are written, the new
         // layout's first write fails
         *fault.lock().unwrap() = Fault::CallFails { calls: 3 };
@@ -639,19 +655,8 @@ mod tests {
     /// making a 263-byte frame 95 MB).
     #[test]
     fn failed_changes_in_a_row_grow_the_file_by_their_live_chunks_only() {
-        use super::super::tests::{Fault, Faulty};
-        use std::sync::{Arc, Mutex};
-        let (path, mut sc) = new_file("failures-in-a-row.b2frame");
-        let model: Vec<Vec<u8>> = (0..3).map(|n| data(n * 4 + 1)).collect();
-        for m in &model {
-            sc.append_buffer(m).unwrap();
-        }
-        drop(sc);
-        let fault = Arc::new(Mutex::new(Fault::CallFails { calls: u64::MAX }));
-        let io = Arc::new(Faulty {
-            fault: fault.clone(),
-        });
-        let mut sc = SuperChunk::open(&path, 0, io).unwrap();
+        use super::super::tests::Fault;
+        let (path, model, fault, mut sc) = faulty_frame("failures-in-a-row.b2frame", 3);
         let size = || std::fs::metadata(&path).unwrap().len();
         let live: u64 = (0..3).map(|i| sc.chunk(i).unwrap().len() as u64).sum();
         let before = size();
