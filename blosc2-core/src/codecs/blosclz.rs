@@ -718,12 +718,31 @@ pub(crate) fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
     // Away from the end of the buffer, copy whole fixed-size chunks and let
     // the last one overshoot: later tokens overwrite the excess.
     if end + 16 <= out.len() {
-        if dist >= 16 {
-            if len >= 64 && (dist >= 64 || dist >= len) {
-                // Long copies with wide spans: a few libc calls win.
-                copy_match_exact(out, op, dist, len);
+        if len >= 64 {
+            // Long runs and wide spans: a fill or a few libc copies win.
+            // Runs of thousands of bytes with a short period are common in
+            // shuffled data; fixed chunks would take a loop turn per 16
+            // bytes, while a few growing copies cover them.
+            if dist == 1 {
+                let b = out[src];
+                out[op..end].fill(b);
                 return;
             }
+            if dist >= 64 || dist >= len {
+                copy_doubling(out, op, dist, end);
+                return;
+            }
+            if len >= LONG_MATCH {
+                if dist < 16 {
+                    let span = first_16_of_period(out, op, dist);
+                    copy_doubling(out, op + 16, span, end);
+                } else {
+                    copy_doubling(out, op, dist, end);
+                }
+                return;
+            }
+        }
+        if dist >= 16 {
             // Each chunk's source lies entirely before its destination.
             let mut d = op;
             if dist >= 32 && end + 32 <= out.len() {
@@ -738,11 +757,6 @@ pub(crate) fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
                 d += 16;
             }
         } else if dist == 1 {
-            if len >= 64 {
-                let b = out[src];
-                out[op..end].fill(b);
-                return;
-            }
             let run = [out[src]; 16];
             let mut d = op;
             while d < end {
@@ -750,24 +764,12 @@ pub(crate) fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
                 d += 16;
             }
         } else {
-            // Short period: build the first 8 (then 16) bytes, after which
-            // the output repeats with a period that is a multiple of `dist`
-            // and at least 16, so whole chunks can be copied from there.
-            if dist >= 8 {
-                out.copy_within(src..src + 8, op);
-            } else {
-                let idx = &PATTERN[dist];
-                let mut first = [0u8; 8];
-                for (f, &i) in first.iter_mut().zip(idx) {
-                    *f = out[src + usize::from(i)];
-                }
-                out[op..op + 8].copy_from_slice(&first);
-            }
-            if len <= 8 {
+            first_16_of_period(out, op, dist);
+            if len <= 16 {
                 return;
             }
-            let p8 = if dist >= 8 { dist } else { PERIOD[dist] };
-            out.copy_within(op + 8 - p8..op + 16 - p8, op + 8);
+            // From here the output repeats with a period that is a multiple
+            // of `dist` and at least 16, so whole chunks copy from there.
             let period = PERIOD16[dist];
             let mut d = op + 16;
             while d < end {
@@ -780,21 +782,52 @@ pub(crate) fn copy_match(out: &mut [u8], op: usize, dist: usize, len: usize) {
     copy_match_exact(out, op, dist, len);
 }
 
+/// Matches at least this long take [`copy_doubling`]'s few growing copies
+/// instead of a loop turn per 16 or 32 bytes (below it the call overhead
+/// of the copies costs more than the turns they save).
+const LONG_MATCH: usize = 256;
+
+/// Writes the first 16 bytes of a match with period `dist` (2..16) at `op`,
+/// and returns the largest multiple of `dist` that lies within the 16 + `dist`
+/// periodic bytes now ending at `op + 16`. Caller guarantees
+/// `dist <= op` and `op + 16 <= out.len()`.
+#[inline(always)]
+fn first_16_of_period(out: &mut [u8], op: usize, dist: usize) -> usize {
+    let src = op - dist;
+    if dist >= 8 {
+        out.copy_within(src..src + 8, op);
+    } else {
+        let idx = &PATTERN[dist];
+        let mut first = [0u8; 8];
+        for (f, &i) in first.iter_mut().zip(idx) {
+            *f = out[src + usize::from(i)];
+        }
+        out[op..op + 8].copy_from_slice(&first);
+    }
+    let p8 = if dist >= 8 { dist } else { PERIOD[dist] };
+    out.copy_within(op + 8 - p8..op + 16 - p8, op + 8);
+    (16 + dist) / dist * dist
+}
+
+/// Continues a periodic match from `d` to `end`: the `span` bytes before
+/// `d` are a whole number of periods, so they copy without overlap, and
+/// after each copy the periodic stretch behind the cursor is twice as long.
+fn copy_doubling(out: &mut [u8], mut d: usize, mut span: usize, end: usize) {
+    while d < end {
+        let n = span.min(end - d);
+        out.copy_within(d - span..d - span + n, d);
+        d += n;
+        span *= 2;
+    }
+}
+
 /// `copy_match` without writing past `op + len`.
 fn copy_match_exact(out: &mut [u8], op: usize, dist: usize, len: usize) {
-    let src = op - dist;
     if dist == 1 {
-        let b = out[src];
+        let b = out[op - 1];
         out[op..op + len].fill(b);
     } else {
-        // The output is periodic from `src` on, so the span that can be
-        // copied from `src` without overlap doubles with every pass.
-        let mut done = 0;
-        while done < len {
-            let span = (op + done - src).min(len - done);
-            out.copy_within(src..src + span, op + done);
-            done += span;
-        }
+        copy_doubling(out, op, dist, op + len);
     }
 }
 
@@ -971,6 +1004,42 @@ mod tests {
         let mut out = vec![0u8; data.len()];
         assert_eq!(decompress(&stream, &mut out), Ok(data.len()));
         assert_eq!(out, data);
+    }
+
+    /// Every copy strategy (fixed chunks, periodic chunks, growing copies,
+    /// exact copies near the end) against the byte-at-a-time definition, for
+    /// distances around the 8, 16 and 32 boundaries and lengths around the
+    /// long-match threshold, with the match ending anywhere from the buffer's
+    /// end to well before it. Bytes past the match may be overwritten, but
+    /// never past the buffer and never before the match.
+    #[test]
+    fn copy_match_agrees_with_bytewise_copy() {
+        let mut rng = Rng(0x5eed);
+        let dists = [
+            1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 63, 64, 65, 300,
+        ];
+        let lens = [
+            1, 3, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 255, 256, 257, 1000, 4801,
+        ];
+        for &dist in &dists {
+            for &len in &lens {
+                for slack in [0, 1, 15, 16, 17, 40] {
+                    let op = dist + rng.below(50);
+                    let size = op + len + slack;
+                    let mut out: Vec<u8> = (0..size).map(|_| rng.next() as u8).collect();
+                    let mut want = out.clone();
+                    for i in op..op + len {
+                        want[i] = want[i - dist];
+                    }
+                    copy_match(&mut out, op, dist, len);
+                    assert_eq!(
+                        out[..op + len],
+                        want[..op + len],
+                        "dist {dist} len {len} slack {slack}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
