@@ -440,3 +440,69 @@ fn large_direct_chunks_fill_alike_on_any_thread_count() {
         assert!(one == src);
     }
 }
+
+/// Compressing into every destination size from nothing to roomy: the
+/// codecs write straight into the destination and are lent only the room
+/// left, so a block whose streams are runs (a 4- or 5-byte token each) or
+/// compressed streams near the end must report "does not fit" (0) rather
+/// than write past it, and whatever is returned must decode. (A codec lent
+/// less room may give up where it would have compressed, as upstream's do,
+/// so a tight destination need not hold the roomy output.)
+#[test]
+fn every_destination_size_fits_or_says_so() {
+    let n = 4096;
+    let mut r = Rng(11);
+    // typesize 4: byte 3 of each element is 7 (a nonzero run stream after
+    // shuffle), byte 2 zero (a zero run), bytes 0-1 a noisy ramp
+    let mixed: Vec<u8> = (0..n / 4)
+        .flat_map(|i| {
+            [
+                (i as u8).wrapping_add(r.next() as u8 % 3),
+                (i / 256) as u8,
+                0,
+                7,
+            ]
+        })
+        .collect();
+    let noisy: Vec<u8> = (0..n).map(|_| r.next() as u8).collect();
+    let ramp = data(n, 4, 3);
+    for (name, src) in [("mixed", &mixed), ("noisy", &noisy), ("ramp", &ramp)] {
+        for compcode in [0u8, 1, 5] {
+            for filters_last in [0u8, 1, 2] {
+                let mut cp = CParams {
+                    compcode,
+                    typesize: 4,
+                    blocksize: 1024,
+                    splitmode: SplitMode::Always,
+                    ..CParams::default()
+                };
+                cp.filters[5] = filters_last;
+                let mut c = Compressor::new(cp.clone());
+                let mut roomy = vec![0u8; n + 64];
+                let full = c.compress(src, &mut roomy).unwrap();
+                assert!(full > 0);
+                for size in 0..=n + 40 {
+                    let mut dest = vec![0u8; size];
+                    let got = c.compress(src, &mut dest);
+                    let ctx = format!("{name} codec {compcode} filter {filters_last} size {size}");
+                    let got = match got {
+                        Ok(k) => k,
+                        // no room for the header itself is an error upstream too
+                        Err(_) if size < 32 => continue,
+                        Err(e) => panic!("{ctx}: {e:?}"),
+                    };
+                    assert!(got <= size, "{ctx}");
+                    if size >= n + 32 {
+                        assert!(got > 0, "{ctx}: a plain copy fits");
+                    }
+                    if got > 0 {
+                        let mut out = vec![0u8; n];
+                        let mut d = Decompressor::new(DParams::default());
+                        assert_eq!(d.decompress(&dest[..got], &mut out), Ok(n), "{ctx}");
+                        assert_eq!(&out, src, "{ctx}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -439,16 +439,9 @@ impl Compressor {
             let r = (|| {
                 for j in 0..plan.nblocks {
                     let room = dest.len().saturating_sub(pos);
-                    // Straight into `dest` while the largest possible block
-                    // fits (the room then limits nothing); near the end
-                    // through `spare`, lending the codecs only what is left.
-                    let n = if room >= plan.max_block_out(j) && !params.instr_codec {
-                        let out = &mut dest[pos..];
-                        compress_block(
-                            params, plan, &spec, extended, src, j, scratch, out, dict, pre, None,
-                            schunk,
-                        )?
-                    } else {
+                    let n = if params.instr_codec {
+                        // instrumentation records are written whole, so they
+                        // go through `spare` and are cut to the room after
                         let n = compress_block(
                             params,
                             plan,
@@ -467,6 +460,23 @@ impl Compressor {
                             return Ok(None);
                         }
                         dest[pos..pos + n].copy_from_slice(&spare[..n]);
+                        n
+                    } else {
+                        // Straight into `dest`; near its end the codecs are
+                        // lent only the room left (a copy through a spare
+                        // buffer would cost a pass over every small chunk,
+                        // whose single block always ends near the end).
+                        let Some(out) = dest.get_mut(pos..) else {
+                            return Ok(None);
+                        };
+                        let limit = (room < plan.max_block_out(j)).then_some(room);
+                        let n = compress_block(
+                            params, plan, &spec, extended, src, j, scratch, out, dict, pre, limit,
+                            schunk,
+                        )?;
+                        if n > room {
+                            return Ok(None);
+                        }
                         n
                     };
                     dest[plan.header_len + 4 * j..plan.header_len + 4 * j + 4]
@@ -729,10 +739,15 @@ fn compress_block(
             &ctx,
         );
     }
+    // `out` may be exactly `room` long: every write checks it first.
+    let past_room = |end: usize| room.is_some_and(|r| end > r);
     let mut pos = 0usize;
     for k in 0..nstreams {
         let stream = &filtered[k * neblock..(k + 1) * neblock];
         if extended && disposable {
+            if past_room(pos + 4) {
+                return Ok(no_fit);
+            }
             // the output only fed a computation: store nothing but zero runs
             out[pos..pos + 4].copy_from_slice(&0i32.to_le_bytes());
             pos += 4;
@@ -741,6 +756,9 @@ fn compress_block(
         if extended {
             if let Some(&first) = stream.first() {
                 if is_run(stream, first) {
+                    if past_room(pos + 4 + usize::from(first != 0)) {
+                        return Ok(no_fit);
+                    }
                     // runs are a negative size: the byte value, plus a token
                     out[pos..pos + 4].copy_from_slice(&(-(first as i32)).to_le_bytes());
                     pos += 4;
@@ -768,7 +786,7 @@ fn compress_block(
             &ctx,
         )?;
         if cbytes == 0 || cbytes >= neblock {
-            if room.is_some_and(|r| used + neblock > r) {
+            if past_room(used + neblock) {
                 return Ok(no_fit);
             }
             // incompressible stream: stored raw, flagged by csize == neblock
