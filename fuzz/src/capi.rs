@@ -157,7 +157,7 @@ fn chunk_calls(payload: &[u8], o: &Opts) {
     let ts = if len >= 4 { src[3].max(1) as usize } else { 1 };
     let count = o.b.max(0) as usize;
     let need = count.saturating_mul(ts);
-    if need <= CAP {
+    if need <= CAP && crate::block_claim(&src) <= crate::GETITEM_BLOCK_CAP {
         let mut dest = vec![0u8; o.size(need)].into_boxed_slice();
         // SAFETY: `len` readable and `dest.len()` writable bytes.
         let rc = unsafe {
