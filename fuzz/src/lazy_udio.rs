@@ -331,27 +331,33 @@ unsafe fn read_chunk(sc: *mut libblosc2_rs_sys::types::blosc2_schunk, i: i64, a:
         let start = a as i32 % 4096 - 8;
         let n = b as i32 % 4096;
         let mut items = vec![0u8; n.max(0) as usize * ts];
-        // SAFETY: live context; `items.len()` writable bytes.
-        let r = unsafe {
-            blosc2_getitem_ctx(
-                (*sc).dctx,
-                lazy.cast(),
-                cb,
-                start,
-                n,
-                items.as_mut_ptr().cast(),
-                items.len() as i32,
-            )
-        };
-        assert!(r <= items.len() as i32);
-        if let (Some(w), true) = (whole_rc, r > 0 && start >= 0) {
-            let at = start as usize * ts;
-            let end = at + r as usize;
-            if end <= w as usize {
-                assert!(
-                    items[..r as usize] == whole[at..end],
-                    "chunk {i}: getitem_ctx on the lazy chunk differs"
-                );
+        // getitem decodes a whole block, however large the header says it
+        // is (see `GETITEM_BLOCK_CAP`)
+        // (negative claims stay in: they must be refused)
+        let block_ok = nbytes.min(bsize).max(0) as usize <= crate::GETITEM_BLOCK_CAP;
+        if block_ok {
+            // SAFETY: live context; `items.len()` writable bytes.
+            let r = unsafe {
+                blosc2_getitem_ctx(
+                    (*sc).dctx,
+                    lazy.cast(),
+                    cb,
+                    start,
+                    n,
+                    items.as_mut_ptr().cast(),
+                    items.len() as i32,
+                )
+            };
+            assert!(r <= items.len() as i32);
+            if let (Some(w), true) = (whole_rc, r > 0 && start >= 0) {
+                let at = start as usize * ts;
+                let end = at + r as usize;
+                if end <= w as usize {
+                    assert!(
+                        items[..r as usize] == whole[at..end],
+                        "chunk {i}: getitem_ctx on the lazy chunk differs"
+                    );
+                }
             }
         }
     }
