@@ -126,7 +126,12 @@ impl SuperChunk {
         let mut cursor = start;
         // where the chunks that stay as they are begin
         let mut unchanged = d;
-        let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+        // the length of the chunk stored at frame offset `o`, from its header
+        let chunk_len_at = |s: &mut dyn Stream, o: i64| -> Result<i64> {
+            let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
+            s.read_exact_at(pos(o)?, &mut hb)?;
+            Ok(ChunkHeader::read(&hb)?.cbytes as i64)
+        };
         // the bytes of the old frame's chunks (those that stay and those
         // that go) from `start` up to `unchanged`: all that step 1 must keep
         // a copy of (freed bytes around them need none)
@@ -144,8 +149,7 @@ impl SuperChunk {
                         cursor = d.max(cursor);
                         break;
                     }
-                    s.read_exact_at(pos(o)?, &mut hb)?;
-                    let len = ChunkHeader::read(&hb)?.cbytes as i64;
+                    let len = chunk_len_at(s, o)?;
                     widen(&mut live, o, len)?;
                     if o != cursor {
                         moved.push((i, o, len, cursor));
@@ -157,8 +161,7 @@ impl SuperChunk {
         // the chunks this change drops are still the old frame's
         for &o in &dropped {
             if o >= start && o < unchanged {
-                s.read_exact_at(pos(o)?, &mut hb)?;
-                let len = ChunkHeader::read(&hb)?.cbytes as i64;
+                let len = chunk_len_at(s, o)?;
                 widen(&mut live, o, len)?;
             }
         }
