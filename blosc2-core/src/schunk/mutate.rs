@@ -167,7 +167,7 @@ impl SuperChunk {
     }
 
     /// Replace chunk `n`; returns the number of chunks.
-    fn update_chunk_inner(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+    pub(super) fn update_chunk_inner(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
         let i = self.check_index(n)?;
         let (nb, _, special) = self.admit(chunk, ErrorKind::ChunkUpdate)?;
         let keep = self.settle_chunksize(i, nb, true)?;
@@ -192,7 +192,9 @@ impl SuperChunk {
         self.cbytes += if special { 0 } else { cb as i64 } - old_cb;
         self.entries[i] = Entry { slot, nbytes: nb };
         self.repeat_index = false;
-        self.flush()?;
+        if !self.index_deferred {
+            self.flush()?;
+        }
         Ok(self.nchunks())
     }
 

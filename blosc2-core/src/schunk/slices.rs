@@ -6,7 +6,7 @@
 //!
 //! Separate from chunk reads and mutations, which know nothing of items.
 
-use super::SuperChunk;
+use super::{Backing, SuperChunk};
 use crate::error::{ErrorKind, Result};
 use std::borrow::Cow;
 use std::sync::Mutex;
@@ -183,6 +183,27 @@ impl SuperChunk {
     /// Overwrite items `start..stop` with `src`, recompressing the chunks.
     pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
         let updates = self.slice_updates(start, stop, src)?;
+        self.store_slice_updates(updates)
+    }
+
+    /// Store what [`Self::slice_updates`] made: one pass over a frame file
+    /// for the whole slice (a batch, each chunk atomic), and one
+    /// transaction for a sparse frame, whose index is written once: a
+    /// failure leaves every chunk old. (Per chunk, the index, which names
+    /// every chunk, was rewritten and renamed each time, a cost growing
+    /// with the frame.)
+    pub fn store_slice_updates(&mut self, updates: Vec<(i64, Vec<u8>)>) -> Result<()> {
+        if matches!(self.backing, Backing::Dir { .. }) && updates.len() > 1 {
+            return self.transact(|s| {
+                s.index_deferred = true;
+                let r = updates
+                    .into_iter()
+                    .try_for_each(|(n, c)| s.update_chunk_inner(n, &c).map(|_| ()));
+                s.index_deferred = false;
+                r?;
+                s.flush()
+            });
+        }
         self.begin_batch();
         let r = updates
             .into_iter()

@@ -100,13 +100,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         let r = match updates {
             Ok(updates) => unsafe {
                 with(schunk, |core| {
-                    // one pass over a frame file for the whole slice
-                    core.begin_batch();
-                    let r = updates
-                        .iter()
-                        .try_for_each(|(n, c)| core.update_chunk(*n, c).map(|_| ()));
-                    core.end_batch();
-                    r.map(|_| 0i64)
+                    core.store_slice_updates(updates).map(|_| 0i64)
                 })
             },
             Err(e) => err(e) as i64,
