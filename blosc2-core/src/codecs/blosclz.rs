@@ -793,17 +793,7 @@ const LONG_MATCH: usize = 256;
 /// `dist <= op` and `op + 16 <= out.len()`.
 #[inline(always)]
 fn first_16_of_period(out: &mut [u8], op: usize, dist: usize) -> usize {
-    let src = op - dist;
-    if dist >= 8 {
-        out.copy_within(src..src + 8, op);
-    } else {
-        let idx = &PATTERN[dist];
-        let mut first = [0u8; 8];
-        for (f, &i) in first.iter_mut().zip(idx) {
-            *f = out[src + usize::from(i)];
-        }
-        out[op..op + 8].copy_from_slice(&first);
-    }
+    copy_short_match(out, op, dist);
     let p8 = if dist >= 8 { dist } else { PERIOD[dist] };
     out.copy_within(op + 8 - p8..op + 16 - p8, op + 8);
     (16 + dist) / dist * dist

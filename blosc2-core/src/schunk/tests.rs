@@ -1209,25 +1209,30 @@ impl crate::io::Backend for NoteRemovals {
 /// a failed change drops the one it wrote and when a change leaves one
 /// unused: a user backend's names need not be files of the filesystem, so
 /// removing them there could delete someone else's file.
+/// A new sparse frame at `dir` of `n` chunks of 100 4-byte items
+/// (`sample` data, seeds from `seed` on).
+fn sparse_frame(dir: &Path, n: u32, seed: u32) -> SuperChunk {
+    let _ = std::fs::remove_dir_all(dir);
+    let mut sc = SuperChunk::new(Storage {
+        contiguous: false,
+        urlpath: Some(dir.to_path_buf()),
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    })
+    .unwrap();
+    for i in 0..n {
+        sc.append_buffer(&sample(400, seed + i)).unwrap();
+    }
+    sc
+}
+
 #[test]
 fn sparse_chunk_files_are_removed_through_the_backend() {
     let dir = tmp("rm-through-backend.b2frame");
-    let _ = std::fs::remove_dir_all(&dir);
-    {
-        let mut sc = SuperChunk::new(Storage {
-            contiguous: false,
-            urlpath: Some(dir.clone()),
-            cparams: CParams {
-                typesize: 4,
-                ..CParams::default()
-            },
-            ..Storage::default()
-        })
-        .unwrap();
-        for i in 0..3 {
-            sc.append_buffer(&sample(400, 7 + i)).unwrap();
-        }
-    }
+    drop(sparse_frame(&dir, 3, 7));
     let old =
         content_of(&SuperChunk::open(&dir, 0, crate::io::default_backend()).unwrap()).unwrap();
     let fault = Arc::new(Mutex::new(Fault::CallFails { calls: 1 }));
@@ -1574,20 +1579,7 @@ fn slice_writes_of_small_chunks_match_on_any_thread_count() {
 #[test]
 fn sparse_set_slice_leaves_one_file_per_chunk() {
     let dir = tmp("set-slice-files.b2frame");
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut sc = SuperChunk::new(Storage {
-        contiguous: false,
-        urlpath: Some(dir.clone()),
-        cparams: CParams {
-            typesize: 4,
-            ..CParams::default()
-        },
-        ..Storage::default()
-    })
-    .unwrap();
-    for i in 0..10 {
-        sc.append_buffer(&sample(400, 3 + i)).unwrap();
-    }
+    let mut sc = sparse_frame(&dir, 10, 3);
     let new = sample(4000, 77);
     sc.set_slice(0, 1000, &new).unwrap();
     drop(sc);
