@@ -13,6 +13,9 @@ use crate::frame::{self, sframe, StreamSource};
 use crate::io::{Mode, Stream};
 use std::borrow::Cow;
 
+/// Page size for placing file reads in memory (see `load_range`).
+const PAGE: usize = 4096;
+
 impl SuperChunk {
     /// The header of chunk `i`, reading only its first bytes from disk.
     pub(super) fn stored_header(&self, i: usize) -> Result<ChunkHeader> {
@@ -131,15 +134,15 @@ impl SuperChunk {
     /// `start..start+len` of its data, for chunks on disk: only the header,
     /// block starts, dictionary and those blocks are read, so small slices of
     /// large chunks stay cheap. The other bytes of `buf` are left as they
-    /// are (never decoded). Returns the chunk's length, or None when the
-    /// whole chunk should be read instead.
+    /// are (never decoded). Returns where in `buf` the chunk lies, or None
+    /// when the whole chunk should be read instead.
     pub(super) fn load_range(
         &self,
         n: i64,
         start: usize,
         len: usize,
         buf: &mut Vec<u8>,
-    ) -> Result<Option<usize>> {
+    ) -> Result<Option<std::ops::Range<usize>>> {
         let i = self.check_index(n)?;
         if !matches!(self.entries[i].slot, Slot::Disk(_) | Slot::File(_)) || len == 0 {
             return Ok(None);
@@ -160,12 +163,22 @@ impl SuperChunk {
         {
             return Ok(None);
         }
-        if let (Slot::Disk(off), Backing::File { data_len, .. }) =
-            (&self.entries[i].slot, &self.backing)
+        // where the chunk's first byte is in its file
+        let mut file_pos = 0u64;
+        if let (
+            Slot::Disk(off),
+            Backing::File {
+                base,
+                header_len,
+                data_len,
+                ..
+            },
+        ) = (&self.entries[i].slot, &self.backing)
         {
             if off.checked_add(cb as i64).is_none_or(|e| e > *data_len) {
                 return Err(ErrorKind::InvalidHeader);
             }
+            file_pos = base.wrapping_add(header_len.wrapping_add(*off) as u64);
         }
         // A chunk file shorter than its header claims is a failed read, as
         // in `chunk`; checked before `buf` grows to the claim (a 36-byte
@@ -180,10 +193,18 @@ impl SuperChunk {
         if idx_end > cb {
             return Err(ErrorKind::InvalidHeader);
         }
-        if buf.len() < cb {
-            buf.resize(cb, 0);
+        // The kernel copies file bytes out with `rep movsb`, which on AMD
+        // Zen runs about 10x slower when the destination is 1 to 31 bytes
+        // past the source modulo the page size. A large malloc block starts
+        // 16 bytes into a page, so a sparse chunk file (read from offset 0)
+        // copied into the chunk's own positions always hit that: the chunk
+        // is placed in `buf` so each byte lands at its file page offset.
+        let need = cb.checked_add(PAGE).ok_or(ErrorKind::InvalidHeader)?;
+        if buf.len() < need {
+            buf.resize(need, 0);
         }
-        let out = &mut buf[..cb];
+        let at = (file_pos as usize).wrapping_sub(buf.as_ptr().addr()) % PAGE;
+        let out = &mut buf[at..at + cb];
         out[..ext].copy_from_slice(&hb);
         part.read(ext, &mut out[ext..idx_end])?;
         let starts: Vec<usize> = out[ext..idx_end]
@@ -215,7 +236,7 @@ impl SuperChunk {
                 return Ok(None);
             }
         }
-        Ok(Some(cb))
+        Ok(Some(at..at + cb))
     }
 
     /// Chunk `n` as `blosc2_schunk_get_lazychunk` gives it: for chunks in a

@@ -111,7 +111,7 @@ impl SuperChunk {
                 let scratch = held.as_deref_mut().unwrap_or(&mut own);
                 let partial = self.load_range(n, in_chunk as usize, take as usize, scratch)?;
                 let c = match partial {
-                    Some(cb) => Cow::Borrowed(&scratch[..cb]),
+                    Some(at) => Cow::Borrowed(&scratch[at]),
                     None => self.chunk(n)?,
                 };
                 let got = self.with_decompressor(n, &mut |d| {

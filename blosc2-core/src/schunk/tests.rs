@@ -1598,3 +1598,66 @@ fn sparse_set_slice_leaves_one_file_per_chunk() {
     assert_eq!(back, new);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A partial read places the chunk in the scratch buffer so each byte sits
+/// at the page offset it has in its file (see `load_range`), for sparse
+/// chunk files and for chunks inside a contiguous frame.
+#[test]
+fn partial_reads_land_at_their_file_page_offset() {
+    for contiguous in [false, true] {
+        let d = tmp(if contiguous {
+            "pageoff.b2frame"
+        } else {
+            "pageoff-sparse.b2frame"
+        });
+        let _ = std::fs::remove_dir_all(&d);
+        let _ = std::fs::remove_file(&d);
+        let mut sc = SuperChunk::new(Storage {
+            contiguous,
+            urlpath: Some(d.clone()),
+            cparams: CParams {
+                typesize: 4,
+                blocksize: 16384,
+                ..CParams::default()
+            },
+            ..Storage::default()
+        })
+        .unwrap();
+        for i in 0..3 {
+            sc.append_buffer(&sample(256 * 1024, 7 + i)).unwrap();
+        }
+        drop(sc);
+        let sc = SuperChunk::open(&d, 0, crate::io::default_backend()).unwrap();
+        let mut buf = Vec::new();
+        for n in 0..3 {
+            let r = sc
+                .load_range(n, 100_000, 10, &mut buf)
+                .unwrap()
+                .expect("a partial read");
+            let file_pos = match (&sc.entries[n as usize].slot, &sc.backing) {
+                (
+                    Slot::Disk(off),
+                    Backing::File {
+                        base, header_len, ..
+                    },
+                ) => base + (header_len + off) as u64,
+                _ => 0,
+            };
+            assert_eq!(
+                (buf.as_ptr().addr() + r.start) % 4096,
+                (file_pos % 4096) as usize
+            );
+            assert_eq!(
+                ChunkHeader::read(&buf[r.clone()]).unwrap().nbytes,
+                256 * 1024
+            );
+            let mut out = vec![0u8; 40];
+            sc.get_slice(25_000 + n * 65_536, 25_010 + n * 65_536, &mut out)
+                .unwrap();
+            let want = sample(256 * 1024, 7 + n as u32);
+            assert_eq!(out, want[100_000..100_040]);
+        }
+        let _ = std::fs::remove_dir_all(&d);
+        let _ = std::fs::remove_file(&d);
+    }
+}
