@@ -33,7 +33,7 @@
 
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor, Special};
 use crate::error::{ErrorKind, Result};
-use crate::io::{Backend, Stream};
+use crate::io::Backend;
 use crate::metalayers::Metalayer;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -94,7 +94,7 @@ pub struct SuperChunk {
     entries: Vec<Entry>,
     backing: Backing,
     io: Arc<dyn Backend>,
-    reader: Mutex<Option<Box<dyn Stream>>>,
+    readers: readers::Readers,
     comp: Mutex<Compressor>,
     decomp: Mutex<Decompressor>,
     /// The owner's contexts, used instead of `comp` and `decomp` when set.
@@ -214,6 +214,7 @@ mod meta;
 mod mutate;
 mod persist;
 mod read;
+mod readers;
 mod slices;
 mod storage;
 

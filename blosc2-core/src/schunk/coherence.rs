@@ -38,16 +38,13 @@ impl SuperChunk {
         }
     }
 
-    /// Forget the cached read stream when `path` now names another file.
+    /// Forget the cached read streams when `path` now names another file.
     fn drop_replaced_reader(&self, path: &Path) -> Result<()> {
-        let mut g = self.reader.lock().map_err(|_| ErrorKind::Failure)?;
-        if let Some(s) = g.as_mut() {
-            let (now, open) = (self.io.identity(path), s.identity());
-            if now.is_some() && open.is_some() && now != open {
-                *g = None;
-            }
-        }
-        Ok(())
+        let Some(now) = self.io.identity(path) else {
+            return Ok(());
+        };
+        self.readers
+            .forget_if(|s| s.identity().is_some_and(|open| open != now))
     }
 
     /// Read the frame back if another handle changed it since this one
@@ -196,7 +193,7 @@ impl SuperChunk {
             && fresh.vlmetalayers == self.vlmetalayers
             && fresh.frame_len().ok() == self.frame_len().ok();
         // the file may have been replaced: read through a new stream
-        *self.reader.lock().map_err(|_| ErrorKind::Failure)? = None;
+        self.readers.forget()?;
         if same {
             self.seen = fresh.seen;
             return Ok(false);

@@ -8,7 +8,7 @@
 //! and call `flush`; `layout` does the writing of a contiguous frame file.
 
 use super::{Backing, Entry, Slot, SuperChunk};
-use crate::error::{ErrorKind, Result};
+use crate::error::Result;
 use crate::frame::header as fh;
 use crate::frame::sframe;
 use crate::io::Mode;
@@ -297,7 +297,7 @@ impl SuperChunk {
                     data_len: data.len() as i64,
                     dead_tail: tail_len,
                 };
-                *self.reader.lock().map_err(|_| ErrorKind::Failure)? = None;
+                self.readers.forget()?;
                 Ok(())
             }
         }

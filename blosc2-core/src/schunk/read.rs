@@ -41,14 +41,7 @@ impl SuperChunk {
         let Backing::File { path, .. } = &self.backing else {
             return Err(ErrorKind::Failure);
         };
-        let mut g = self.reader.lock().map_err(|_| ErrorKind::Failure)?;
-        if g.is_none() {
-            *g = Some(self.io.open(path, Mode::Read)?);
-        }
-        match g.as_mut() {
-            Some(s) => f(s.as_mut()),
-            None => Err(ErrorKind::FileOpen),
-        }
+        self.readers.with(|| self.io.open(path, Mode::Read), f)
     }
 
     /// The compressed bytes of chunk `n` (special chunks are synthesized).

@@ -61,7 +61,7 @@ impl SuperChunk {
             entries: Vec::new(),
             backing,
             io: storage.io.clone(),
-            reader: Mutex::new(None),
+            readers: Default::default(),
             comp: Mutex::new(Compressor::new(storage.cparams.clone())),
             decomp: Mutex::new(Decompressor::new(storage.dparams.clone())),
             contexts: None,
@@ -285,7 +285,7 @@ impl SuperChunk {
             dead_tail: info.header.frame_len - info.header.header_len as i64 - info.header.cbytes,
         };
         let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
-        *sc.reader.lock().map_err(|_| ErrorKind::Failure)? = Some(s);
+        sc.readers.keep(s)?;
         sc.fill_entries(&info, Slot::Disk)?;
         sc.read_flags2()?;
         sc.seen = sc.disk_mark()?;
