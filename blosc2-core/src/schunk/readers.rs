@@ -87,3 +87,63 @@ impl Readers {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct Dummy;
+    impl Stream for Dummy {
+        fn size(&mut self) -> Result<u64> {
+            Ok(0)
+        }
+        fn read_exact_at(&mut self, _: u64, _: &mut [u8]) -> Result<()> {
+            Ok(())
+        }
+        fn write_all_at(&mut self, _: u64, _: &[u8]) -> Result<()> {
+            Ok(())
+        }
+        fn truncate(&mut self, _: u64) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    fn idle(r: &Readers) -> usize {
+        r.0.lock().unwrap().streams.len()
+    }
+
+    #[test]
+    fn a_busy_stream_makes_the_next_reader_open_another() {
+        let opened = AtomicUsize::new(0);
+        let open = || -> Result<Box<dyn Stream>> {
+            opened.fetch_add(1, Ordering::Relaxed);
+            Ok(Box::new(Dummy))
+        };
+        let r = Readers::default();
+        r.with(open, |_| r.with(open, |_| Ok(()))).unwrap();
+        assert_eq!(opened.load(Ordering::Relaxed), 2);
+        assert_eq!(idle(&r), 2);
+        // kept streams serve the next readers
+        r.with(open, |_| r.with(open, |_| Ok(()))).unwrap();
+        assert_eq!(opened.load(Ordering::Relaxed), 2);
+        // one taken before the file changed is not kept
+        r.with(open, |_| r.forget()).unwrap();
+        assert_eq!(idle(&r), 0);
+        r.keep(Box::new(Dummy)).unwrap();
+        r.forget_if(|_| false).unwrap();
+        assert_eq!(idle(&r), 1);
+        r.forget_if(|_| true).unwrap();
+        assert_eq!(idle(&r), 0);
+    }
+
+    #[test]
+    fn a_failed_open_or_read_is_the_readers_error() {
+        let r = Readers::default();
+        let e = r.with(|| Err(ErrorKind::FileOpen), |_| Ok(()));
+        assert_eq!(e.unwrap_err(), ErrorKind::FileOpen);
+        let e: Result<()> = r.with(|| Ok(Box::new(Dummy)), |_| Err(ErrorKind::FileRead));
+        assert_eq!(e.unwrap_err(), ErrorKind::FileRead);
+        assert_eq!(idle(&r), 1);
+    }
+}
