@@ -109,5 +109,6 @@ pub mod io;
 pub mod metalayers;
 #[doc(hidden)]
 pub mod schunk;
+mod spare;
 #[doc(hidden)]
 pub mod trace;

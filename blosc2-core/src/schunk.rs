@@ -103,7 +103,7 @@ pub struct SuperChunk {
     /// [`SchunkInfo::owner`](crate::registry::SchunkInfo::owner)).
     pub owner: usize,
     /// Reused buffer for partially read chunks (see `load_range`).
-    scratch: Mutex<Vec<u8>>,
+    scratch: Mutex<crate::spare::Spare>,
     /// Threads that decompress whole chunks side by side in calls spanning
     /// many small chunks (see `get_slice`).
     chunk_pool: Mutex<Option<crate::pool::Pool>>,

@@ -30,6 +30,15 @@ struct PostInfo<'a> {
     nchunk: i64,
 }
 
+impl Drop for DScratch {
+    fn drop(&mut self) {
+        // for the next context (see `crate::spare`)
+        for v in [&mut self.s1, &mut self.s2, &mut self.block, &mut self.post] {
+            crate::spare::give(std::mem::take(v));
+        }
+    }
+}
+
 impl DScratch {
     fn ensure(&mut self, bsize: usize) {
         super::grow_scratch(&mut self.s1, bsize);

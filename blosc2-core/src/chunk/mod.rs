@@ -19,13 +19,12 @@ pub use header::{ChunkHeader, Special};
 pub use params::{CParams, DParams, SplitMode};
 
 /// Grows a decoding scratch buffer to at least `n` bytes, dropping what it
-/// held. A fresh zeroed allocation comes from the allocator's zeroed pages
-/// (calloc, mmap for large sizes), which are touched only as blocks are
-/// decoded into them; `resize` would write every byte first, so a malformed
-/// chunk of a few hundred bytes claiming a 512 MiB block cost a second of
-/// zeroing before its first stream failed (found by fuzzing `vlblocks`).
+/// held: a buffer another context gave back, or a fresh zeroed one from
+/// the allocator's zeroed pages (calloc, mmap for large sizes), which are
+/// touched only as blocks are decoded into them. `resize` would write
+/// every byte first, so a malformed chunk of a few hundred bytes claiming
+/// a 512 MiB block cost a second of zeroing before its first stream
+/// failed (found by fuzzing `vlblocks`). See [`crate::spare`].
 pub(crate) fn grow_scratch(v: &mut Vec<u8>, n: usize) {
-    if v.len() < n {
-        *v = vec![0u8; n];
-    }
+    crate::spare::grow(v, n);
 }

@@ -193,9 +193,8 @@ impl SuperChunk {
         // copied into the chunk's own positions always hit that: the chunk
         // is placed in `buf` so each byte lands at its file page offset.
         let need = cb.checked_add(PAGE).ok_or(ErrorKind::InvalidHeader)?;
-        if buf.len() < need {
-            buf.resize(need, 0);
-        }
+        // kept buffers are not zeroed: only the bytes read below are decoded
+        crate::spare::grow(buf, need);
         let at = (file_pos as usize).wrapping_sub(buf.as_ptr().addr()) % PAGE;
         let out = &mut buf[at..at + cb];
         out[..ext].copy_from_slice(&hb);

@@ -108,7 +108,7 @@ impl SuperChunk {
                 // finds the shared buffer taken and uses its own
                 let mut own = Vec::new();
                 let mut held = self.scratch.try_lock().ok();
-                let scratch = held.as_deref_mut().unwrap_or(&mut own);
+                let scratch = held.as_deref_mut().map_or(&mut own, |s| &mut s.0);
                 let partial = self.load_range(n, in_chunk as usize, take as usize, scratch)?;
                 let c = match partial {
                     Some(at) => Cow::Borrowed(&scratch[at]),

@@ -66,7 +66,7 @@ impl SuperChunk {
             decomp: Mutex::new(Decompressor::new(storage.dparams.clone())),
             contexts: None,
             owner: 0,
-            scratch: Mutex::new(Vec::new()),
+            scratch: Mutex::new(Default::default()),
             chunk_pool: Mutex::new(None),
             metalayers: Vec::new(),
             vlmetalayers: Vec::new(),
