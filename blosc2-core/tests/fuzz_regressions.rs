@@ -392,3 +392,34 @@ fn zero_chunk_of_another_typesize_stays_data_in_a_frame() {
     let reopened = SuperChunk::from_buffer(&framed.to_frame().unwrap(), false).unwrap();
     assert_eq!(reopened.nchunks(), sc.nchunks() + 1);
 }
+
+/// Found by `open_frame_at` (stable runner, session 11: 1.4-2.4 s, 1 GB):
+/// a frame in a 454-byte file (the input's first byte is its offset) whose
+/// header claims a gigabyte of chunks. Each slice loaded the chunk's blocks
+/// into a buffer resized to the chunk's claimed length (bounded by the
+/// frame's claim, not the file), writing up to a gigabyte of zeros first;
+/// that buffer, and the whole-chunk fallback's, now come from calloc (or a
+/// kept buffer), whose pages are touched only where data is read.
+#[test]
+fn slice_fallback_does_not_zero_a_damaged_claim() {
+    use blosc2_core::schunk::SuperChunk;
+    let input = fuzz_data("frame-at-chunk-claims-1gb.bin");
+    let at = usize::from(input[0]).min(input.len() - 1);
+    let path = std::env::temp_dir().join(format!("b2rs-{}-claims-1gb", std::process::id()));
+    std::fs::write(&path, &input[1..]).unwrap();
+    let sc = SuperChunk::open(&path, at as u64, blosc2_core::io::default_backend()).unwrap();
+    let ts = i64::from(sc.typesize().max(1));
+    let n = (sc.nbytes() / ts).min(4096);
+    assert!(n > 2);
+    let mut results = Vec::new();
+    for start in (0..n).step_by(16) {
+        let mut buf = vec![0u8; ((n - start) * ts) as usize];
+        results.push(sc.get_slice(start, n, &mut buf).is_ok());
+    }
+    // writing it out decodes every chunk through a buffer of its claim too
+    let _ = sc.to_frame();
+    let _ = std::fs::remove_file(&path);
+    // the chunks the slices cover decode whole: the block-by-block reads
+    // fail first
+    assert!(results.iter().all(|&ok| ok), "{results:?}");
+}

@@ -121,7 +121,9 @@ impl SuperChunk {
                     // fall back to a whole-chunk decode
                     drop(c);
                     let full = self.chunk(n)?;
-                    tmp.resize(e_nb as usize, 0);
+                    // not a resize: a damaged chunk claiming a gigabyte had
+                    // it all zeroed (1.4 s) before its decode failed
+                    crate::spare::grow(&mut tmp, e_nb as usize);
                     self.with_decompressor(n, &mut |d| d.decompress(&full, &mut tmp))?;
                     out.copy_from_slice(&tmp[in_chunk as usize..(in_chunk + take) as usize]);
                 }
@@ -240,7 +242,11 @@ impl SuperChunk {
             if in_chunk == 0 && part.len() as i64 == e_nb {
                 return Ok((n, self.compress_chunk(n, part)?));
             }
-            tmp.resize(e_nb as usize, 0);
+            // a chunk of another size gets a fresh calloc'd buffer, not a
+            // resize that zeroes all of a damaged chunk's claim first
+            if tmp.len() != e_nb as usize {
+                *tmp = vec![0u8; e_nb as usize];
+            }
             self.decompress_chunk(n, tmp)?;
             tmp[in_chunk as usize..in_chunk as usize + part.len()].copy_from_slice(part);
             Ok((n, self.compress_chunk(n, tmp)?))
