@@ -136,10 +136,6 @@ pub struct SuperChunk {
     /// chunks section where freed bytes wait to be given back.
     batch_depth: u32,
     gaps: Option<(i64, i64)>,
-    /// Set while one transaction replaces many chunks of a sparse frame
-    /// (`set_slice`): its index file is written once, at the end, instead
-    /// of once per chunk.
-    index_deferred: bool,
     /// The frame lock, when locking is on (see [`Self::enable_locking`]).
     lock: Option<lock::FrameLock>,
     /// What this handle last saw of its frame on disk (see

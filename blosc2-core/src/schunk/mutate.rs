@@ -163,11 +163,13 @@ impl SuperChunk {
 
     /// Replace chunk `n`; returns the number of chunks.
     pub fn update_chunk(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
-        self.transact(|s| s.update_chunk_inner(n, chunk))
+        self.transact(|s| s.update_chunk_inner(n, chunk, true))
     }
 
-    /// Replace chunk `n`; returns the number of chunks.
-    pub(super) fn update_chunk_inner(&mut self, n: i64, chunk: &[u8]) -> Result<i64> {
+    /// Replace chunk `n`; returns the number of chunks. Without `flush`,
+    /// the frame on disk is left to the caller to write (one transaction
+    /// replacing many chunks of a sparse frame writes its index once).
+    pub(super) fn update_chunk_inner(&mut self, n: i64, chunk: &[u8], flush: bool) -> Result<i64> {
         let i = self.check_index(n)?;
         let (nb, _, special) = self.admit(chunk, ErrorKind::ChunkUpdate)?;
         let keep = self.settle_chunksize(i, nb, true)?;
@@ -192,7 +194,7 @@ impl SuperChunk {
         self.cbytes += if special { 0 } else { cb as i64 } - old_cb;
         self.entries[i] = Entry { slot, nbytes: nb };
         self.repeat_index = false;
-        if !self.index_deferred {
+        if flush {
             self.flush()?;
         }
         Ok(self.nchunks())

@@ -197,12 +197,9 @@ impl SuperChunk {
     pub fn store_slice_updates(&mut self, updates: Vec<(i64, Vec<u8>)>) -> Result<()> {
         if matches!(self.backing, Backing::Dir { .. }) && updates.len() > 1 {
             return self.transact(|s| {
-                s.index_deferred = true;
-                let r = updates
+                updates
                     .into_iter()
-                    .try_for_each(|(n, c)| s.update_chunk_inner(n, &c).map(|_| ()));
-                s.index_deferred = false;
-                r?;
+                    .try_for_each(|(n, c)| s.update_chunk_inner(n, &c, false).map(|_| ()))?;
                 s.flush()
             });
         }

@@ -80,7 +80,6 @@ impl SuperChunk {
             pristine_len: None,
             batch_depth: 0,
             gaps: None,
-            index_deferred: false,
             lock: None,
             seen: Vec::new(),
         }
