@@ -104,11 +104,12 @@ impl SuperChunk {
             if in_chunk == 0 && take == e_nb {
                 whole.push((n, out));
             } else {
-                // a plugin reading this super-chunk from inside the decode
-                // finds the shared buffer taken and uses its own
-                let mut own = Vec::new();
+                // a plugin reading this super-chunk from inside the decode,
+                // or another thread's slice, finds the shared buffer taken
+                // and uses its own, from and back to the kept ones
+                let mut own = crate::spare::Spare::default();
                 let mut held = self.scratch.try_lock().ok();
-                let scratch = held.as_deref_mut().map_or(&mut own, |s| &mut s.0);
+                let scratch = &mut held.as_deref_mut().unwrap_or(&mut own).0;
                 let partial = self.load_range(n, in_chunk as usize, take as usize, scratch)?;
                 let c = match partial {
                     Some(at) => Cow::Borrowed(&scratch[at]),
