@@ -410,19 +410,35 @@ impl<S: Borrow<SuperChunk>> Array<S> {
         let fill = |plan: &ChunkPlan, compact: bool, image: &mut [u8]| -> Result<()> {
             let nb = plan.blocks.len();
             if compact {
-                let base_item = plan.nchunk * g.extchunknitems;
+                // runs of consecutive blocks, each (first block, blocks)
+                let mut runs = Vec::new();
                 let mut k = 0;
                 while k < nb {
                     let mut e = k + 1;
                     while e < nb && plan.blocks[e].nblock == plan.blocks[e - 1].nblock + 1 {
                         e += 1;
                     }
-                    let j0 = plan.blocks[k].nblock as usize;
-                    let a = base_item + (j0 * g.blocknitems as usize) as i64;
-                    let b = a + ((e - k) * g.blocknitems as usize) as i64;
-                    let to = image.get_mut(k * bb..e * bb).ok_or(ErrorKind::Data)?;
-                    sc.get_slice(a, b, to).map_err(failure)?;
+                    runs.push((plan.blocks[k].nblock as usize, e - k));
                     k = e;
+                }
+                // all runs from one load of the chunk's header and block
+                // starts; a chunk the block-wise read refuses (another
+                // size than the array's chunks) goes through the slices
+                let mut rest = image.get_mut(..nb * bb).ok_or(ErrorKind::Data)?;
+                let mut parts = Vec::with_capacity(runs.len());
+                for &(j0, len) in &runs {
+                    let (to, tail) = std::mem::take(&mut rest).split_at_mut(len * bb);
+                    rest = tail;
+                    parts.push((j0 * bb, to));
+                }
+                if sc.get_chunk_parts(plan.nchunk, &mut parts).is_ok() {
+                    return Ok(());
+                }
+                let base_item = plan.nchunk * g.extchunknitems;
+                for (&(j0, len), (_, to)) in runs.iter().zip(parts.iter_mut()) {
+                    let a = base_item + (j0 * g.blocknitems as usize) as i64;
+                    let b = a + (len * g.blocknitems as usize) as i64;
+                    sc.get_slice(a, b, to).map_err(failure)?;
                 }
                 return Ok(());
             }

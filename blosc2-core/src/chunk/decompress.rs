@@ -836,8 +836,15 @@ impl Decompressor {
                 || !view.decode_prefix(j, lo, hi, &mut dest[written..], scratch)?
             {
                 let dref = needs_ref.then_some(&dref_buf[..]);
-                view.decode_block(j, &mut block[..bsize], dref, scratch, &ctx, post)?;
-                dest[written..written + hi - lo].copy_from_slice(&block[lo..hi]);
+                if lo == 0 && hi == bsize && post.is_none() {
+                    // a whole block (b2nd reads runs of them): decoded in
+                    // place, without the copy through `block`
+                    let to = &mut dest[written..written + bsize];
+                    view.decode_block(j, to, dref, scratch, &ctx, None)?;
+                } else {
+                    view.decode_block(j, &mut block[..bsize], dref, scratch, &ctx, post)?;
+                    dest[written..written + hi - lo].copy_from_slice(&block[lo..hi]);
+                }
             }
             written += hi - lo;
         }

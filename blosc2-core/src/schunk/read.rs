@@ -136,8 +136,22 @@ impl SuperChunk {
         len: usize,
         buf: &mut Vec<u8>,
     ) -> Result<Option<std::ops::Range<usize>>> {
+        self.load_ranges(n, &[(start, len)], buf)
+    }
+
+    /// As [`Self::load_range`], for several byte ranges `(start, len)` of
+    /// the chunk's data at once: the header and block starts are read once
+    /// (a b2nd box across a chunk reads several runs of its blocks).
+    pub(super) fn load_ranges(
+        &self,
+        n: i64,
+        ranges: &[(usize, usize)],
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<std::ops::Range<usize>>> {
         let i = self.check_index(n)?;
-        if !matches!(self.entries[i].slot, Slot::Disk(_) | Slot::File(_)) || len == 0 {
+        if !matches!(self.entries[i].slot, Slot::Disk(_) | Slot::File(_))
+            || ranges.iter().all(|r| r.1 == 0)
+        {
             return Ok(None);
         }
         let ext = EXTENDED_HEADER_LENGTH;
@@ -208,8 +222,16 @@ impl SuperChunk {
             return Ok(None);
         }
         part.read(idx_end, &mut out[idx_end..first])?;
-        let (j0, j1) = (start / bs, (start + len - 1) / bs);
-        for j in j0..=j1.min(nblocks - 1) {
+        let mut blocks: Vec<usize> = ranges
+            .iter()
+            .filter(|r| r.1 > 0)
+            .flat_map(|&(start, len)| {
+                start / bs..=(start.saturating_add(len - 1) / bs).min(nblocks - 1)
+            })
+            .collect();
+        blocks.sort_unstable();
+        blocks.dedup();
+        for j in blocks {
             let a = starts[j];
             let b = starts
                 .iter()

@@ -134,6 +134,32 @@ impl SuperChunk {
         self.decompress_whole(whole)
     }
 
+    /// Bytes `start..start + out.len()` of chunk `n`'s data into each
+    /// `(start, out)` of `parts`. For a chunk on disk, its header and block
+    /// starts are read once and only the blocks the parts need after them
+    /// (a b2nd box reads several runs of a chunk's blocks).
+    pub fn get_chunk_parts(&self, n: i64, parts: &mut [(usize, &mut [u8])]) -> Result<()> {
+        let ranges: Vec<(usize, usize)> = parts.iter().map(|(s, o)| (*s, o.len())).collect();
+        let mut own = crate::spare::Spare::default();
+        let mut held = self.scratch.try_lock().ok();
+        let scratch = &mut held.as_deref_mut().unwrap_or(&mut own).0;
+        let c = match self.load_ranges(n, &ranges, scratch)? {
+            Some(at) => Cow::Borrowed(&scratch[at]),
+            None => self.chunk(n)?,
+        };
+        for (start, out) in parts.iter_mut() {
+            let (s, len) = (i32::try_from(*start), i32::try_from(out.len()));
+            let (Ok(s), Ok(len)) = (s, len) else {
+                return Err(ErrorKind::InvalidParam);
+            };
+            let got = self.with_decompressor(n, &mut |d| d.getitem_bytes(&c, s, len, out))?;
+            if got != out.len() {
+                return Err(ErrorKind::Data);
+            }
+        }
+        Ok(())
+    }
+
     /// Decompress each chunk `n` into its `out` (exactly its size), several
     /// at once when the decompression threads would otherwise idle: chunks
     /// of at most a few blocks each leave all but one thread without work.

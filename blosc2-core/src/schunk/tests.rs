@@ -1661,3 +1661,50 @@ fn partial_reads_land_at_their_file_page_offset() {
         let _ = std::fs::remove_file(&d);
     }
 }
+
+/// `get_chunk_parts` reads several block runs of one chunk, on disk
+/// (header and block starts read once) and in memory, as the whole chunk
+/// decoded holds them; a part past the chunk is an error.
+#[test]
+fn chunk_parts_match_the_whole_chunk() {
+    let want = sample(256 * 1024, 11);
+    for (contiguous, on_disk) in [(true, true), (false, true), (true, false)] {
+        let d = tmp(if contiguous {
+            "parts.b2frame"
+        } else {
+            "parts-sparse.b2frame"
+        });
+        let mut sc = SuperChunk::new(Storage {
+            contiguous,
+            urlpath: on_disk.then(|| d.clone()),
+            cparams: CParams {
+                typesize: 4,
+                blocksize: 16384,
+                ..CParams::default()
+            },
+            ..Storage::default()
+        })
+        .unwrap();
+        sc.append_buffer(&sample(256 * 1024, 3)).unwrap();
+        sc.append_buffer(&want).unwrap();
+        let mut a = vec![0u8; 16384];
+        let mut b = vec![0u8; 3 * 16384];
+        let mut c = vec![0u8; 100];
+        {
+            let mut parts = [
+                (0, &mut a[..]),
+                (5 * 16384, &mut b[..]),
+                (200_000, &mut c[..]),
+            ];
+            sc.get_chunk_parts(1, &mut parts).unwrap();
+        }
+        assert_eq!(a, want[..16384]);
+        assert_eq!(b, want[5 * 16384..8 * 16384]);
+        assert_eq!(c, want[200_000..200_100]);
+        let mut past = [(256 * 1024 - 12, &mut c[..])];
+        assert!(sc.get_chunk_parts(1, &mut past).is_err());
+        assert!(sc.get_chunk_parts(2, &mut []).is_err());
+        let _ = std::fs::remove_dir_all(&d);
+        let _ = std::fs::remove_file(&d);
+    }
+}
