@@ -542,9 +542,9 @@ impl<S: Borrow<SuperChunk>> Array<S> {
             } else {
                 chunk_nbytes
             };
-            if image.len() < need {
-                image.resize(need, 0);
-            }
+            // not a resize: a metalayer claiming gigabyte chunks had the
+            // claim zeroed before the first decode failed (found by `capi`)
+            crate::spare::grow(&mut image, need);
             fill(&plan, c, &mut image)?;
             put(&plan, c, &image, buf)
         })
