@@ -1599,6 +1599,22 @@ fn sparse_set_slice_leaves_one_file_per_chunk() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A super-chunk of 4-byte items in 16 KiB blocks, so its chunks have
+/// several blocks to read apart.
+fn small_block_schunk(contiguous: bool, urlpath: Option<PathBuf>) -> SuperChunk {
+    SuperChunk::new(Storage {
+        contiguous,
+        urlpath,
+        cparams: CParams {
+            typesize: 4,
+            blocksize: 16384,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    })
+    .unwrap()
+}
+
 /// A partial read places the chunk in the scratch buffer so each byte sits
 /// at the page offset it has in its file (see `load_range`), for sparse
 /// chunk files and for chunks inside a contiguous frame.
@@ -1612,17 +1628,7 @@ fn partial_reads_land_at_their_file_page_offset() {
         });
         let _ = std::fs::remove_dir_all(&d);
         let _ = std::fs::remove_file(&d);
-        let mut sc = SuperChunk::new(Storage {
-            contiguous,
-            urlpath: Some(d.clone()),
-            cparams: CParams {
-                typesize: 4,
-                blocksize: 16384,
-                ..CParams::default()
-            },
-            ..Storage::default()
-        })
-        .unwrap();
+        let mut sc = small_block_schunk(contiguous, Some(d.clone()));
         for i in 0..3 {
             sc.append_buffer(&sample(256 * 1024, 7 + i)).unwrap();
         }
@@ -1674,17 +1680,7 @@ fn chunk_parts_match_the_whole_chunk() {
         } else {
             "parts-sparse.b2frame"
         });
-        let mut sc = SuperChunk::new(Storage {
-            contiguous,
-            urlpath: on_disk.then(|| d.clone()),
-            cparams: CParams {
-                typesize: 4,
-                blocksize: 16384,
-                ..CParams::default()
-            },
-            ..Storage::default()
-        })
-        .unwrap();
+        let mut sc = small_block_schunk(contiguous, on_disk.then(|| d.clone()));
         sc.append_buffer(&sample(256 * 1024, 3)).unwrap();
         sc.append_buffer(&want).unwrap();
         let mut a = vec![0u8; 16384];
