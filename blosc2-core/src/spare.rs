@@ -20,7 +20,8 @@ const MAX_KEPT_BYTES: usize = 64 << 20;
 
 static KEPT: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
-/// A buffer of at least `n` bytes: the smallest kept one that fits, or a
+/// A buffer of exactly `n` bytes: the smallest kept one that fits, cut
+/// short (callers decode into all of a buffer they grew from empty), or a
 /// fresh zeroed one (calloc: its pages are touched only when written).
 pub(crate) fn take(n: usize) -> Vec<u8> {
     // try_lock: a process forked while another thread held the lock must
@@ -33,7 +34,9 @@ pub(crate) fn take(n: usize) -> Vec<u8> {
             .min_by_key(|(_, v)| v.len())
             .map(|(i, _)| i);
         if let Some(i) = best {
-            return kept.swap_remove(i);
+            let mut v = kept.swap_remove(i);
+            v.truncate(n);
+            return v;
         }
     }
     vec![0u8; n]
@@ -46,8 +49,9 @@ pub(crate) fn give(v: Vec<u8>) {
         return;
     }
     if let Ok(mut kept) = KEPT.try_lock() {
-        let total: usize = kept.iter().map(Vec::len).sum();
-        if kept.len() < MAX_KEPT && total + v.len() <= MAX_KEPT_BYTES {
+        // a buffer cut short by `take` still holds its whole allocation
+        let total: usize = kept.iter().map(Vec::capacity).sum();
+        if kept.len() < MAX_KEPT && total + v.capacity() <= MAX_KEPT_BYTES {
             kept.push(v);
         }
     }
@@ -84,12 +88,13 @@ mod tests {
         v[n - 1] = 7;
         let p = v.as_ptr();
         give(v);
-        let w = take(n);
-        // handed back as it was (unless another test took it meanwhile)
+        let w = take(n - 1);
+        // handed back as it was, cut to the size asked for (unless another
+        // test took it meanwhile)
         if w.as_ptr() == p {
-            assert_eq!(w[n - 1], 7);
+            assert_eq!(w[n - 2], 0);
         }
-        assert!(w.len() >= n);
+        assert_eq!(w.len(), n - 1);
     }
 
     #[test]
@@ -103,9 +108,42 @@ mod tests {
         }
         let mut v = vec![3u8; 4];
         grow(&mut v, 10);
-        assert!(v.len() >= 10);
+        assert_eq!(v.len(), 10);
         // long enough already: kept as it is
         grow(&mut v, 2);
         assert!(v.len() >= 10);
+    }
+}
+
+#[cfg(test)]
+mod decode_tests {
+    use crate::chunk::header::filter_id;
+    use crate::chunk::{CParams, Compressor, DParams, Decompressor};
+
+    /// Found by `capi` (libFuzzer, session 11): getitem of a DELTA chunk
+    /// past its first block decodes that block into a buffer grown from
+    /// empty; a kept buffer longer than the block was handed out whole, and
+    /// the block was decoded over all of it. Kept buffers are now cut to
+    /// the size asked for.
+    #[test]
+    fn delta_getitem_after_a_larger_buffer_was_kept() {
+        let data: Vec<u8> = (0..256 * 1024u32).map(|i| (i / 7) as u8).collect();
+        let mut cp = CParams {
+            typesize: 4,
+            blocksize: 16384,
+            ..CParams::default()
+        };
+        cp.filters[4] = filter_id::DELTA;
+        let mut c = Compressor::new(cp);
+        let mut chunk = vec![0u8; data.len() + 64];
+        let n = c.compress(&data, &mut chunk).unwrap();
+        chunk.truncate(n);
+        for _ in 0..3 {
+            super::give(vec![9u8; 1 << 20]);
+            let mut d = Decompressor::new(DParams::default());
+            let mut out = vec![0u8; 400];
+            d.getitem_bytes(&chunk, 100_000, 400, &mut out).unwrap();
+            assert_eq!(out, data[100_000..100_400]);
+        }
     }
 }

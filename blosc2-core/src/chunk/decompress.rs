@@ -820,7 +820,9 @@ impl Decompressor {
         let mut dref_buf = Vec::new();
         if needs_ref {
             super::grow_scratch(&mut dref_buf, view.bsize(0));
-            view.decode_block(0, &mut dref_buf, None, scratch, &ctx, None)?;
+            let b0 = view.bsize(0);
+            view.decode_block(0, &mut dref_buf[..b0], None, scratch, &ctx, None)?;
+            dref_buf.truncate(b0);
         }
         let first = start / bs;
         let last = (stop - 1) / bs;
