@@ -102,7 +102,7 @@ pub struct SuperChunk {
     /// Opaque: how plugins' own code knows this super-chunk (see
     /// [`SchunkInfo::owner`](crate::registry::SchunkInfo::owner)).
     pub owner: usize,
-    /// Reused buffer for partially read chunks (see `load_range`).
+    /// Reused buffer for partially read chunks (see `load_ranges`).
     scratch: Mutex<crate::spare::Spare>,
     /// Threads that decompress whole chunks side by side in calls spanning
     /// many small chunks (see `get_slice`).

@@ -13,7 +13,7 @@ use crate::frame::{self, sframe, StreamSource};
 use crate::io::{Mode, Stream};
 use std::borrow::Cow;
 
-/// Page size for placing file reads in memory (see `load_range`).
+/// Page size for placing file reads in memory (see `load_ranges`).
 const PAGE: usize = 4096;
 
 impl SuperChunk {
@@ -123,25 +123,13 @@ impl SuperChunk {
         Ok(PartReader { sc: self, i, file })
     }
 
-    /// Load into `buf` chunk `n` with at least the blocks holding bytes
-    /// `start..start+len` of its data, for chunks on disk: only the header,
-    /// block starts, dictionary and those blocks are read, so small slices of
-    /// large chunks stay cheap. The other bytes of `buf` are left as they
-    /// are (never decoded). Returns where in `buf` the chunk lies, or None
-    /// when the whole chunk should be read instead.
-    pub(super) fn load_range(
-        &self,
-        n: i64,
-        start: usize,
-        len: usize,
-        buf: &mut Vec<u8>,
-    ) -> Result<Option<std::ops::Range<usize>>> {
-        self.load_ranges(n, &[(start, len)], buf)
-    }
-
-    /// As [`Self::load_range`], for several byte ranges `(start, len)` of
-    /// the chunk's data at once: the header and block starts are read once
-    /// (a b2nd box across a chunk reads several runs of its blocks).
+    /// Load into `buf` chunk `n` with at least the blocks holding the
+    /// byte ranges `(start, len)` of its data, for chunks on disk: only the
+    /// header, block starts, dictionary and those blocks are read, once for
+    /// all ranges, so small slices of large chunks stay cheap (a b2nd box
+    /// across a chunk reads several runs of its blocks). The other bytes of
+    /// `buf` are left as they are (never decoded). Returns where in `buf`
+    /// the chunk lies, or None when the whole chunk should be read instead.
     pub(super) fn load_ranges(
         &self,
         n: i64,

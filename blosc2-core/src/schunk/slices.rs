@@ -103,31 +103,17 @@ impl SuperChunk {
             rest = tail;
             if in_chunk == 0 && take == e_nb {
                 whole.push((n, out));
-            } else {
-                // a plugin reading this super-chunk from inside the decode,
-                // or another thread's slice, finds the shared buffer taken
-                // and uses its own, from and back to the kept ones
-                let mut own = crate::spare::Spare::default();
-                let mut held = self.scratch.try_lock().ok();
-                let scratch = &mut held.as_deref_mut().unwrap_or(&mut own).0;
-                let partial = self.load_range(n, in_chunk as usize, take as usize, scratch)?;
-                let c = match partial {
-                    Some(at) => Cow::Borrowed(&scratch[at]),
-                    None => self.chunk(n)?,
-                };
-                let got = self.with_decompressor(n, &mut |d| {
-                    d.getitem_bytes(&c, in_chunk as i32, take as i32, out)
-                });
-                if got.is_err() {
-                    // fall back to a whole-chunk decode
-                    drop(c);
-                    let full = self.chunk(n)?;
-                    // not a resize: a damaged chunk claiming a gigabyte had
-                    // it all zeroed (1.4 s) before its decode failed
-                    crate::spare::grow(&mut tmp, e_nb as usize);
-                    self.with_decompressor(n, &mut |d| d.decompress(&full, &mut tmp))?;
-                    out.copy_from_slice(&tmp[in_chunk as usize..(in_chunk + take) as usize]);
-                }
+            } else if self
+                .get_chunk_parts(n, &mut [(in_chunk as usize, &mut *out)])
+                .is_err()
+            {
+                // fall back to a whole-chunk decode
+                let full = self.chunk(n)?;
+                // not a resize: a damaged chunk claiming a gigabyte had
+                // it all zeroed (1.4 s) before its decode failed
+                crate::spare::grow(&mut tmp, e_nb as usize);
+                self.with_decompressor(n, &mut |d| d.decompress(&full, &mut tmp))?;
+                out.copy_from_slice(&tmp[in_chunk as usize..(in_chunk + take) as usize]);
             }
             pos += take;
         }
@@ -139,6 +125,9 @@ impl SuperChunk {
     /// starts are read once and only the blocks the parts need after them
     /// (a b2nd box reads several runs of a chunk's blocks).
     pub fn get_chunk_parts(&self, n: i64, parts: &mut [(usize, &mut [u8])]) -> Result<()> {
+        // a plugin reading this super-chunk from inside the decode, or
+        // another thread's slice, finds the shared buffer taken and uses
+        // its own, from and back to the kept ones
         let ranges: Vec<(usize, usize)> = parts.iter().map(|(s, o)| (*s, o.len())).collect();
         let mut own = crate::spare::Spare::default();
         let mut held = self.scratch.try_lock().ok();

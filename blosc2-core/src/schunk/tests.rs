@@ -1616,7 +1616,7 @@ fn small_block_schunk(contiguous: bool, urlpath: Option<PathBuf>) -> SuperChunk 
 }
 
 /// A partial read places the chunk in the scratch buffer so each byte sits
-/// at the page offset it has in its file (see `load_range`), for sparse
+/// at the page offset it has in its file (see `load_ranges`), for sparse
 /// chunk files and for chunks inside a contiguous frame.
 #[test]
 fn partial_reads_land_at_their_file_page_offset() {
@@ -1637,7 +1637,7 @@ fn partial_reads_land_at_their_file_page_offset() {
         let mut buf = Vec::new();
         for n in 0..3 {
             let r = sc
-                .load_range(n, 100_000, 10, &mut buf)
+                .load_ranges(n, &[(100_000, 10)], &mut buf)
                 .unwrap()
                 .expect("a partial read");
             let file_pos = match (&sc.entries[n as usize].slot, &sc.backing) {
