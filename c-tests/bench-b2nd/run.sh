@@ -16,7 +16,8 @@
 # /tmp; removed afterwards), BENCH_SHAPE ("512 512 1024"), BENCH_CHUNKS
 # ("64 128 128"), BENCH_BLOCKS ("16 32 32"), BENCH_SLICES (1000),
 # BENCH_EDGE (8), BENCH_PLANES (100), BENCH_NTHREADS (1), BENCH_ROUNDS (1:
-# runs per library, alternating who goes first).
+# runs per library, alternating who goes first), BENCH_SMALL_REPS (5: the
+# small-chunk phases keep their best of this many).
 set -u
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then

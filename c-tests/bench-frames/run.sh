@@ -12,7 +12,8 @@
 # Environment: CC (cc), CFLAGS (-O2), BENCH_DIR (a fresh directory under
 # /tmp; removed afterwards), BENCH_MIB (1024), BENCH_CHUNK_MIB (4),
 # BENCH_SLICES (10000), BENCH_SLICE_ITEMS (100), BENCH_NTHREADS (1),
-# BENCH_ROUNDS (1: runs per library and storage, alternating ours/ref).
+# BENCH_ROUNDS (1: runs per library and storage, alternating ours/ref),
+# BENCH_SMALL_REPS (5: the small-chunk phases keep their best of this many).
 set -u
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
