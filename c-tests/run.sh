@@ -174,15 +174,16 @@ for src in "$here"/*.c; do
     esac
 done
 
-# --- threaded programs under helgrind and drd (opt-in) ----------------------
+# --- threaded programs under helgrind and drd (on in make test) ------------
 # C_TESTS_HELGRIND=1 runs the programs that share one super-chunk or array
 # between threads under valgrind's helgrind and drd too, with the
 # suppressions of c-tests/valgrind/ (each says why its reports are false:
 # Rust's std locks and atomics are invisible to both tools); any other
-# report fails. Slow (minutes per program): the programs run fewer rounds.
+# report fails. About 90 s for all eight runs on 2 cores (the programs run
+# fewer rounds); `make test` turns it on.
 if [ "${C_TESTS_HELGRIND:-0}" = 1 ]; then
     if ! command -v valgrind >/dev/null 2>&1; then
-        echo "c-tests: C_TESTS_HELGRIND=1 but valgrind is not installed"
+        skip helgrind-drd "C_TESTS_HELGRIND=1 but valgrind is not installed"
     else
         # (not callbacks.c: its calls with library threads use the pool,
         # whose rayon hand-offs make the caller's later accesses to the
