@@ -13,7 +13,8 @@
 //! integers) until the time is up. A panicking input is written to
 //! `artifacts/<target>/crash-<hash>` and the runner exits with status 1; an
 //! input that runs longer than `--slow-ms` (1000) is written to
-//! `slow-<hash>` and counted.
+//! `slow-<hash>` and counted. A timed run prints its count so far every
+//! five minutes, so one stopped early still adds to the totals.
 //! `seeds` writes chunks made by our own compressor (varied codecs, filters
 //! and sizes) as a starting corpus for `decompress_chunk`. `seeds-sframe`
 //! packs sparse frame directories into `sframe`'s container. `seeds-plugins`
@@ -136,6 +137,9 @@ fn fnv(data: &[u8]) -> u64 {
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
     })
 }
+
+/// How often a timed run prints its count so far.
+const PROGRESS_EVERY: Duration = Duration::from_secs(300);
 
 /// What one input did: panicked (a crash), or ran longer than the slow
 /// limit (libFuzzer's hang criterion in this project is 1 s per input).
@@ -287,7 +291,14 @@ fn main() {
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut rng = Rng(seed.max(1));
     let mut input = Vec::new();
+    // a run stopped early (the machine is needed, a session ends) still
+    // leaves a count to add to the totals
+    let mut next_progress = Instant::now() + PROGRESS_EVERY;
     while seconds > 0 && Instant::now() < deadline && crashes == 0 {
+        if Instant::now() >= next_progress {
+            next_progress += PROGRESS_EVERY;
+            println!("{name}: progress {execs} execs, {crashes} crashes, {slow} slow");
+        }
         for _ in 0..64 {
             input.clear();
             if !corpus.is_empty() {
