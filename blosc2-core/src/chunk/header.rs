@@ -305,6 +305,13 @@ impl ChunkHeader {
         self.flags >> 5
     }
 
+    /// Whether decoding any block of this chunk needs its first block
+    /// decoded too: DELTA works against it, so a partial read of the chunk
+    /// (some of its blocks from a file) must include block 0.
+    pub fn blocks_need_the_first(&self) -> bool {
+        self.filters.contains(&filter_id::DELTA)
+    }
+
     pub fn is_vlblocks(&self) -> bool {
         self.is_extended() && self.blosc2_flags2 & blosc2_flags2::VL_BLOCKS != 0
     }

@@ -215,7 +215,9 @@ impl Plan {
             }
             _ => 0..n,
         };
-        for j in blocks {
+        // DELTA decodes every block against the first
+        let first = (blocks.start > 0 && h.blocks_need_the_first()).then_some(0);
+        for j in first.into_iter().chain(blocks) {
             let a = start(j);
             let c = csize(j);
             if c <= 0 {

@@ -217,6 +217,9 @@ impl SuperChunk {
                 start / bs..=(start.saturating_add(len - 1) / bs).min(nblocks - 1)
             })
             .collect();
+        if h.blocks_need_the_first() {
+            blocks.push(0);
+        }
         blocks.sort_unstable();
         blocks.dedup();
         for j in blocks {
