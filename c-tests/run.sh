@@ -192,8 +192,18 @@ if [ "${C_TESTS_HELGRIND:-0}" = 1 ]; then
             [ -x "$OUT/bin/$name" ] || continue
             for tool in helgrind drd; do
                 log=$OUT/logs/$name.$tool.log
+                # drd keeps the accesses of the last 10 joined threads
+                # (--join-list-vol) and, past a free(), still holds them
+                # against whoever malloc() hands the bytes to next: a
+                # reader's buffer, written by its own pool jobs (threads of
+                # the test's callback, joined), came back "conflicting" in
+                # another reader's fresh buffer, with no live thread to
+                # name (5 runs of 8 of threads_rw; 0 of 6 with 0 kept).
+                extra=
+                [ $tool = drd ] && extra=--join-list-vol=0
+                # shellcheck disable=SC2086
                 THREADS_RW_ROUNDS=15 THREADS_RW_CALLBACK=1 LD_LIBRARY_PATH=$P/lib limit 3600 valgrind --tool=$tool \
-                    --num-callers=40 --suppressions="$here/valgrind/$tool.supp" \
+                    $extra --num-callers=40 --suppressions="$here/valgrind/$tool.supp" \
                     --error-exitcode=99 "$OUT/bin/$name" >"$log" 2>&1
                 rc=$?
                 summary=$(sed -n 's/^==[0-9]*== ERROR SUMMARY: //p' "$log" | tail -n 1)
