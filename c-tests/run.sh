@@ -174,6 +174,21 @@ for src in "$here"/*.c; do
     esac
 done
 
+# --- plugins loaded by name at first use -------------------------------------
+# c-tests/plugins: codecs and filters registered with NULL functions, found
+# as libblosc2_<name>.so or through their Python package's print_libpath()
+# (upstream's contract for its global plugins and Python-packaged ones).
+if command -v python3 >/dev/null 2>&1 || command -v python >/dev/null 2>&1; then
+    log=$OUT/logs/dynamic-plugins.log
+    if limit 600 env CC="$CC" sh "$here/plugins/run.sh" "$P" "$OUT/plugins" >"$log" 2>&1; then
+        pass dynamic-plugins
+    else
+        fail dynamic-plugins "a plugin registered by name was not loaded or ran wrongly" "$log"
+    fi
+else
+    skip dynamic-plugins "no python or python3 to look plugins up with"
+fi
+
 # --- threaded programs under helgrind and drd (on in make test) ------------
 # C_TESTS_HELGRIND=1 runs the programs that share one super-chunk or array
 # between threads under valgrind's helgrind and drd too, with the

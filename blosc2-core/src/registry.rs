@@ -72,6 +72,13 @@ impl SchunkInfo {
 pub trait Codec: Send + Sync {
     fn encode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32;
     fn decode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32;
+    /// Whether the codec can run now. A plugin registered by name only is
+    /// found at first use; one that cannot be found makes the chunk fail
+    /// with [`ErrorKind::CodecSupport`], as upstream's does, where a codec
+    /// that runs and fails gives a data error.
+    fn ready(&self) -> bool {
+        true
+    }
 }
 
 /// A filter: same-size transform; 0 on success, negative on error.
@@ -125,6 +132,28 @@ pub fn register_codec(entry: CodecEntry) -> Result<()> {
     }
     if codecs.len() >= MAX_USER_CODECS {
         return Err(ErrorKind::CodecSupport);
+    }
+    codecs.push(entry);
+    Ok(())
+}
+
+/// Ids upstream reserves for plugins it knows by name (32..160).
+pub const GLOBAL_REGISTERED_START: u8 = 32;
+
+/// Register one of the plugins upstream registers at start-up under an id
+/// of its own (below 160): the codecs it knows by name and loads when first
+/// used (openhtj2k, grok, ...). Same idempotence as [`register_codec`].
+pub fn register_global_codec(entry: CodecEntry) -> Result<()> {
+    if !(GLOBAL_REGISTERED_START..USER_REGISTERED_START).contains(&entry.id) {
+        return Err(ErrorKind::CodecParam);
+    }
+    let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(existing) = codecs.iter().find(|c| c.id == entry.id) {
+        return if existing.name == entry.name {
+            Ok(())
+        } else {
+            Err(ErrorKind::CodecParam)
+        };
     }
     codecs.push(entry);
     Ok(())

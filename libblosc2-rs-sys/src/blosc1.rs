@@ -61,6 +61,8 @@ pub unsafe extern "C" fn blosc2_compress(
     destsize: i32,
 ) -> c_int {
     ffi_int!("blosc2_compress", {
+        // upstream initializes the library here when nobody did
+        super::registry::register_global_plugins();
         let e = env();
         apply_env_globals(&e);
         let clevel = e.clevel.map(i32::from).unwrap_or(clevel);
@@ -138,6 +140,7 @@ pub unsafe extern "C" fn blosc2_decompress(
     destsize: i32,
 ) -> c_int {
     ffi_int!("blosc2_decompress", {
+        super::registry::register_global_plugins();
         if let Some(n) = env().nthreads_raw {
             if n <= 0 || n > i16::MAX as i64 {
                 return err(ErrorKind::InvalidParam);

@@ -34,20 +34,21 @@ pub(crate) unsafe fn current_nchunk(schunk: *mut c_void) -> i64 {
 /// Create a compression context; NULL when the parameters are refused.
 #[no_mangle]
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
-    guard(
-        "blosc2_create_cctx",
-        std::ptr::null_mut(),
-        || match new_cctx(cparams) {
+    guard("blosc2_create_cctx", std::ptr::null_mut(), || {
+        // upstream needs blosc2_init for these; a context works without
+        super::registry::register_global_plugins();
+        match new_cctx(cparams) {
             Some(b) => Box::into_raw(b).cast(),
             None => std::ptr::null_mut(),
-        },
-    )
+        }
+    })
 }
 
 /// Create a decompression context.
 #[no_mangle]
 pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
     guard("blosc2_create_dctx", std::ptr::null_mut(), || {
+        super::registry::register_global_plugins();
         Box::into_raw(new_dctx(dparams)).cast()
     })
 }

@@ -14,6 +14,7 @@ pub mod frame;
 pub mod handle;
 pub mod io;
 pub mod library;
+pub mod plugins;
 pub mod prefilter;
 pub mod ptr;
 pub mod reading;

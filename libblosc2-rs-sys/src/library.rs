@@ -28,6 +28,7 @@ pub(crate) const VERSION: &CStr = c"3.3.5";
 pub extern "C" fn blosc2_init() {
     guard("blosc2_init", (), || {
         INIT_COUNT.fetch_add(1, Ordering::SeqCst);
+        super::registry::register_global_plugins();
     })
 }
 
@@ -75,7 +76,7 @@ fn builtin_name(code: i32) -> Option<&'static CStr> {
 
 /// The codecs upstream registers at start-up (ids 32-40), whether or not
 /// they can run: their names and ids are known to the name functions.
-const GLOBAL_PLUGINS: [(i32, &CStr); 9] = [
+pub(crate) const GLOBAL_PLUGINS: [(i32, &CStr); 9] = [
     (32, c"ndlz"),
     (33, c"zfp_acc"),
     (34, c"zfp_prec"),

@@ -3,11 +3,14 @@
 
 use super::boundary::{err, ffi_int};
 use super::library::cstr_arg;
-use super::types::{blosc2_codec, blosc2_cparams, blosc2_dparams, blosc2_filter, blosc2_tuner};
+use super::types::{
+    blosc2_codec, blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_cparams, blosc2_dparams,
+    blosc2_filter, blosc2_filter_backward_cb, blosc2_filter_forward_cb, blosc2_tuner,
+};
 use blosc2_core::error::ErrorKind;
 use blosc2_core::registry::{self, CodecEntry, FilterEntry, PluginContext};
 use std::ffi::{c_int, c_void};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The `blosc2_schunk*` a plugin is shown (upstream's `cparams->schunk`).
 fn plugin_schunk(ctx: &PluginContext) -> *mut c_void {
@@ -50,16 +53,51 @@ fn len_i32(n: usize) -> i32 {
     n.min(i32::MAX as usize) as i32
 }
 
-struct CCodec(blosc2_codec);
+/// A C codec; one registered without its functions is loaded by name at
+/// first use (see `plugins`).
+struct CCodec {
+    c: blosc2_codec,
+    name: String,
+    loaded: OnceLock<Option<(blosc2_codec_encoder_cb, blosc2_codec_decoder_cb)>>,
+}
 // SAFETY: the registered functions are plain C function pointers that upstream
-// also calls from its worker threads; the name pointer is only read.
+// also calls from its worker threads; the name pointer is never read.
 unsafe impl Send for CCodec {}
-// SAFETY: as above; the struct is never mutated after registration.
+// SAFETY: as above; only `loaded` changes after registration, once, by OnceLock.
 unsafe impl Sync for CCodec {}
 
+impl CCodec {
+    fn new(c: blosc2_codec, name: String) -> CCodec {
+        CCodec {
+            c,
+            name,
+            loaded: OnceLock::new(),
+        }
+    }
+
+    /// The registered functions, or the plugin library's in place of
+    /// missing ones. A failed load is not retried (upstream retries at
+    /// every block, running Python each time).
+    fn functions(&self) -> (blosc2_codec_encoder_cb, blosc2_codec_decoder_cb) {
+        if self.c.encoder.is_some() && self.c.decoder.is_some() {
+            return (self.c.encoder, self.c.decoder);
+        }
+        let found = *self
+            .loaded
+            .get_or_init(|| super::plugins::load_codec(&self.name));
+        let (e, d) = found.unwrap_or((None, None));
+        (self.c.encoder.or(e), self.c.decoder.or(d))
+    }
+}
+
 impl registry::Codec for CCodec {
+    fn ready(&self) -> bool {
+        let (e, d) = self.functions();
+        e.is_some() && d.is_some()
+    }
+
     fn encode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
-        let Some(f) = self.0.encoder else {
+        let Some(f) = self.functions().0 else {
             return ErrorKind::CodecSupport.code();
         };
         let mut cp = plugin_cparams(ctx);
@@ -80,7 +118,7 @@ impl registry::Codec for CCodec {
     }
 
     fn decode(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
-        let Some(f) = self.0.decoder else {
+        let Some(f) = self.functions().1 else {
             return ErrorKind::CodecSupport.code();
         };
         let mut dp = plugin_dparams(ctx);
@@ -100,15 +138,34 @@ impl registry::Codec for CCodec {
     }
 }
 
-struct CFilter(blosc2_filter);
+/// A C filter; one registered without its functions is loaded by name at
+/// first use, as codecs are.
+struct CFilter {
+    c: blosc2_filter,
+    name: String,
+    loaded: OnceLock<Option<(blosc2_filter_forward_cb, blosc2_filter_backward_cb)>>,
+}
 // SAFETY: plain C function pointers, as for CCodec.
 unsafe impl Send for CFilter {}
-// SAFETY: never mutated after registration.
+// SAFETY: only `loaded` changes after registration, once, by OnceLock.
 unsafe impl Sync for CFilter {}
+
+impl CFilter {
+    fn functions(&self) -> (blosc2_filter_forward_cb, blosc2_filter_backward_cb) {
+        if self.c.forward.is_some() && self.c.backward.is_some() {
+            return (self.c.forward, self.c.backward);
+        }
+        let found = *self
+            .loaded
+            .get_or_init(|| super::plugins::load_filter(&self.name));
+        let (f, b) = found.unwrap_or((None, None));
+        (self.c.forward.or(f), self.c.backward.or(b))
+    }
+}
 
 impl registry::Filter for CFilter {
     fn forward(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
-        let Some(f) = self.0.forward else {
+        let Some(f) = self.functions().0 else {
             return ErrorKind::FilterPipeline.code();
         };
         let mut cp = plugin_cparams(ctx);
@@ -120,13 +177,13 @@ impl registry::Filter for CFilter {
                 len_i32(input.len()),
                 meta,
                 &mut cp,
-                self.0.id,
+                self.c.id,
             )
         }
     }
 
     fn backward(&self, input: &[u8], output: &mut [u8], meta: u8, ctx: &PluginContext) -> i32 {
-        let Some(f) = self.0.backward else {
+        let Some(f) = self.functions().1 else {
             return ErrorKind::FilterPipeline.code();
         };
         let mut dp = plugin_dparams(ctx);
@@ -138,9 +195,41 @@ impl registry::Filter for CFilter {
                 len_i32(input.len()),
                 meta,
                 &mut dp,
-                self.0.id,
+                self.c.id,
             )
         }
+    }
+}
+
+/// Register the codecs upstream registers at start-up by name only
+/// (openhtj2k, grok, openzl, j2k, htj2k), so that chunks made with them
+/// load their plugin when first met. Idempotent.
+pub(crate) fn register_global_plugins() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(register_global_plugins_now);
+}
+
+fn register_global_plugins_now() {
+    // the others (ndlz, zfp) are built in
+    let loadable = super::library::GLOBAL_PLUGINS.iter().filter(|p| p.0 >= 36);
+    for &(id, name) in loadable {
+        let id = id as u8;
+        let name = name.to_string_lossy().into_owned();
+        let c = blosc2_codec {
+            compcode: id,
+            compname: std::ptr::null_mut(),
+            complib: id,
+            version: 1,
+            encoder: None,
+            decoder: None,
+        };
+        let _ = registry::register_global_codec(CodecEntry {
+            id,
+            name: name.clone(),
+            version: 1,
+            complib: id,
+            imp: Arc::new(CCodec::new(c, name)),
+        });
     }
 }
 
@@ -163,10 +252,10 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         let name = unsafe { cstr_arg(c.compname) }.to_string();
         let entry = CodecEntry {
             id: c.compcode,
-            name,
+            name: name.clone(),
             version: c.version,
             complib: c.complib,
-            imp: Arc::new(CCodec(*c)),
+            imp: Arc::new(CCodec::new(*c, name)),
         };
         match registry::register_codec(entry) {
             Ok(()) => 0,
@@ -194,9 +283,13 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
         let name = unsafe { cstr_arg(f.name) }.to_string();
         let entry = FilterEntry {
             id: f.id,
-            name,
+            name: name.clone(),
             version: f.version,
-            imp: Arc::new(CFilter(*f)),
+            imp: Arc::new(CFilter {
+                c: *f,
+                name,
+                loaded: OnceLock::new(),
+            }),
         };
         match registry::register_filter(entry) {
             Ok(()) => 0,

@@ -457,3 +457,52 @@ fn host_runners_run_the_workers() {
     assert!(spawning.0.load(Ordering::Relaxed) > 0);
     assert!(sloppy.0.load(Ordering::Relaxed) > 0);
 }
+
+/// A codec registered by name whose library cannot be found.
+struct Absent;
+
+impl Codec for Absent {
+    fn encode(&self, _: &[u8], _: &mut [u8], _: u8, _: &PluginContext) -> i32 {
+        unreachable!("an absent codec is never called")
+    }
+    fn decode(&self, _: &[u8], _: &mut [u8], _: u8, _: &PluginContext) -> i32 {
+        unreachable!("an absent codec is never called")
+    }
+    fn ready(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_codec_that_cannot_be_loaded_is_unsupported_not_a_data_error() {
+    let absent = |id| CodecEntry {
+        id,
+        name: format!("test_absent_{id}"),
+        version: 1,
+        complib: id,
+        imp: Arc::new(Absent),
+    };
+    registry::register_codec(absent(233)).unwrap();
+    // upstream's global plugins (openhtj2k, grok, ...) take ids below 160
+    registry::register_global_codec(absent(38)).unwrap();
+    assert_eq!(
+        registry::register_global_codec(absent(161)),
+        Err(ErrorKind::CodecParam)
+    );
+    assert_eq!(
+        registry::register_global_codec(absent(5)),
+        Err(ErrorKind::CodecParam)
+    );
+    let src = data();
+    for id in [233u8, 38] {
+        for nthreads in [1i16, 2] {
+            let mut p = params(nthreads);
+            p.compcode = id;
+            let mut chunk = vec![0u8; NBYTES + 32];
+            assert_eq!(
+                Compressor::new(p).compress(&src, &mut chunk),
+                Err(ErrorKind::CodecSupport)
+            );
+        }
+    }
+}

@@ -32,6 +32,9 @@ pub(crate) fn compress_stream(
         (zfp::FIRST_ID..=zfp::LAST_ID, _) => zfp::encode(compcode, meta, input, output, plugin_ctx),
         (id, _) => {
             let entry = registry::find_codec(id).ok_or(ErrorKind::CodecSupport)?;
+            if !entry.imp.ready() {
+                return Err(ErrorKind::CodecSupport);
+            }
             let rc = entry.imp.encode(input, output, meta, plugin_ctx);
             // upstream's order of checks: an overrun first, then any
             // negative size is a data error whatever code the plugin gave
@@ -69,6 +72,9 @@ pub(crate) fn decompress_stream(
         }
         (compformat::UDCODEC, _) => {
             let entry = registry::find_codec(compcode).ok_or(ErrorKind::CodecSupport)?;
+            if !entry.imp.ready() {
+                return Err(ErrorKind::CodecSupport);
+            }
             let rc = entry.imp.decode(input, output, meta, plugin_ctx);
             // upstream only checks that the block came out whole: a failing
             // decoder is a data error, whatever code it gave

@@ -1,0 +1,182 @@
+//! Plugins loaded at first use: a codec or filter registered by name only
+//! (its functions NULL) is looked up when a chunk first needs it, as
+//! upstream does for the codecs it registers at start-up (openhtj2k, grok,
+//! openzl, j2k, htj2k) and for plugins shipped as Python packages
+//! (`blosc2.register_filter(250, None, None, "plugin_example")`).
+//!
+//! The library is `libblosc2_<name>.so` on the dynamic loader's path, or
+//! else the file that `python -c "import blosc2_<name>;
+//! blosc2_<name>.print_libpath()"` prints (`python3` if `python` fails).
+//! It exports `info`, a `codec_info` or `filter_info` naming its two
+//! functions. The library stays loaded for the life of the process.
+
+use super::types::{
+    blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_filter_backward_cb,
+    blosc2_filter_forward_cb, codec_info, filter_info,
+};
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::process::{Command, Stdio};
+
+/// Upstream's rule, which also keeps the name harmless in a file name and
+/// a Python statement: ASCII letters, digits and '_', not empty.
+pub(crate) fn valid_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+fn trace(msg: &str) {
+    if blosc2_core::trace::enabled() {
+        blosc2_core::trace::emit("info", msg, file!(), line!());
+    }
+}
+
+fn dlopen(path: &str) -> Option<*mut c_void> {
+    let c = CString::new(path).ok()?;
+    // SAFETY: `c` is a NUL-terminated path; dlopen runs the library's
+    // initializers, which is what loading a plugin means.
+    let lib = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_LAZY) };
+    (!lib.is_null()).then_some(lib)
+}
+
+/// The path the plugin's Python package gives, through `python`.
+fn python_libpath(name: &str, python: &str) -> Option<String> {
+    let code = format!("import blosc2_{name}; blosc2_{name}.print_libpath()");
+    let out = Command::new(python)
+        .arg("-c")
+        .arg(code)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    // the first line (upstream reads one with fgets), without its newline
+    let text = String::from_utf8(out.stdout).ok()?;
+    let line = text.lines().next()?.trim_end();
+    (!line.is_empty()).then(|| line.to_string())
+}
+
+fn open_plugin(name: &str) -> Option<*mut c_void> {
+    if !valid_name(name) {
+        return None;
+    }
+    let direct = format!("libblosc2_{name}.so");
+    if let Some(lib) = dlopen(&direct) {
+        trace(&format!("loaded plugin {direct} directly"));
+        return Some(lib);
+    }
+    let path = python_libpath(name, "python").or_else(|| python_libpath(name, "python3"));
+    let Some(path) = path else {
+        trace(&format!(
+            "no library for plugin '{name}': neither {direct} nor blosc2_{name}.print_libpath()"
+        ));
+        return None;
+    };
+    let lib = dlopen(&path);
+    trace(&match lib {
+        Some(_) => format!("loaded plugin '{name}' from {path}"),
+        None => format!("cannot load plugin '{name}' from {path}"),
+    });
+    lib
+}
+
+/// The address of `symbol` in `lib`.
+fn symbol(lib: *mut c_void, symbol: *const c_char) -> Option<*mut c_void> {
+    if symbol.is_null() {
+        return None;
+    }
+    // SAFETY: `lib` is a handle dlopen returned and never closed; `symbol`
+    // is a NUL-terminated name (one of ours, or one a plugin's `info`
+    // gives, which the plugin contract makes a C string).
+    let p = unsafe { libc::dlsym(lib, symbol) };
+    (!p.is_null()).then_some(p)
+}
+
+/// The two names the plugin's `info` gives.
+fn info_names(lib: *mut c_void) -> Option<(*const c_char, *const c_char)> {
+    let info = symbol(lib, c"info".as_ptr())?;
+    // SAFETY: `info` is the plugin's exported `codec_info` or `filter_info`
+    // (both two `char *`, same layout), per the plugin contract.
+    let names = unsafe { std::ptr::read(info.cast::<codec_info>()) };
+    Some((names.encoder, names.decoder))
+}
+
+fn name_str(p: *const c_char) -> String {
+    if p.is_null() {
+        return "(NULL)".into();
+    }
+    // SAFETY: non-NULL and NUL-terminated per the plugin contract.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+/// Both functions of codec plugin `name`, or None (traced) when it
+/// cannot be loaded.
+pub(crate) fn load_codec(name: &str) -> Option<(blosc2_codec_encoder_cb, blosc2_codec_decoder_cb)> {
+    let lib = open_plugin(name)?;
+    let (enc, dec) = info_names(lib)?;
+    let (Some(e), Some(d)) = (symbol(lib, enc), symbol(lib, dec)) else {
+        trace(&format!(
+            "plugin '{name}' lacks its encoder {} or decoder {}",
+            name_str(enc),
+            name_str(dec)
+        ));
+        return None;
+    };
+    // SAFETY: the plugin contract: the names `info` gives are functions
+    // with the encoder's and decoder's C signatures.
+    unsafe {
+        Some((
+            std::mem::transmute::<*mut c_void, blosc2_codec_encoder_cb>(e),
+            std::mem::transmute::<*mut c_void, blosc2_codec_decoder_cb>(d),
+        ))
+    }
+}
+
+/// Both functions of filter plugin `name`, or None (traced).
+pub(crate) fn load_filter(
+    name: &str,
+) -> Option<(blosc2_filter_forward_cb, blosc2_filter_backward_cb)> {
+    let lib = open_plugin(name)?;
+    let info = symbol(lib, c"info".as_ptr())?;
+    // SAFETY: a filter plugin's `info` is a `filter_info`.
+    let names = unsafe { std::ptr::read(info.cast::<filter_info>()) };
+    let (Some(f), Some(b)) = (symbol(lib, names.forward), symbol(lib, names.backward)) else {
+        trace(&format!(
+            "plugin '{name}' lacks its forward {} or backward {}",
+            name_str(names.forward),
+            name_str(names.backward)
+        ));
+        return None;
+    };
+    // SAFETY: the plugin contract: the names are functions with the
+    // filter callbacks' C signatures.
+    unsafe {
+        Some((
+            std::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(f),
+            std::mem::transmute::<*mut c_void, blosc2_filter_backward_cb>(b),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_letters_digits_and_underscores() {
+        assert!(valid_name("grok"));
+        assert!(valid_name("plugin_example2"));
+        assert!(!valid_name(""));
+        assert!(!valid_name("a b"));
+        assert!(!valid_name("x;rm"));
+        assert!(!valid_name("../x"));
+        assert!(!valid_name("é"));
+    }
+
+    #[test]
+    fn a_missing_plugin_is_none() {
+        assert!(load_codec("no_such_plugin_here_42").is_none());
+        assert!(load_filter("no_such_plugin_here_42").is_none());
+        assert!(load_codec("bad name").is_none());
+    }
+}
