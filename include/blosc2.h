@@ -113,13 +113,13 @@ extern "C" {
 /* ---- Constants (enum values upstream are macros here: see build.rs) ---- */
 
 // Major version of the C-Blosc2 API implemented.
-#define BLOSC2_VERSION_MAJOR 3
+#define BLOSC2_VERSION_MAJOR    3  /* for major interface/format changes  */
 
 // Minor version of the C-Blosc2 API implemented.
-#define BLOSC2_VERSION_MINOR 3
+#define BLOSC2_VERSION_MINOR    3  /* for minor interface/format changes  */
 
 // Release (patch) version of the C-Blosc2 API implemented.
-#define BLOSC2_VERSION_RELEASE 5
+#define BLOSC2_VERSION_RELEASE  5  /* for tweaks, bug-fixes, or development */
 
 // Blosc1 pre-release chunk format.
 #define BLOSC1_VERSION_FORMAT_PRE1 1
@@ -663,10 +663,10 @@ extern "C" {
 #define BLOSC2_VLMETALAYERS_NAME_MAXLEN BLOSC2_METALAYER_NAME_MAXLEN
 
 // Full version string.
-#define BLOSC2_VERSION_STRING "3.3.5"
+#define BLOSC2_VERSION_STRING   "3.3.5"  /* string version.  Sync with above! */
 
 // Release date, in the format upstream uses.
-#define BLOSC2_VERSION_DATE "$Date:: 2026-09-24 #$"
+#define BLOSC2_VERSION_DATE     "$Date:: 2026-09-24 #$"    /* date version year-month-day */
 
 #if !defined(BLOSC_H)
 // Name of the BloscLZ codec.

@@ -216,6 +216,7 @@ fn generate_all(root: &Path) -> Result<Vec<(String, String)>, String> {
                 c.export.item_types = vec![cbindgen::ItemType::Constants];
             })?;
             constants.push_str(&string_defines(&consts_rs)?);
+            constants = upstream_version_lines(&constants);
         }
         let types = if types_rs.exists() {
             type_decls(&base, &types_rs)?
@@ -398,6 +399,58 @@ fn exported_names(src: &Path) -> Result<Vec<String>, String> {
         }
     }
     Ok(names)
+}
+
+/// The version `#define`s written as upstream writes them, trailing
+/// comments included: build scripts read the version from `blosc2.h` by
+/// text (PyTables' setup.py wants "major", "minor" and "tweaks" on the
+/// `#define` line itself, and takes the third word as the number).
+fn upstream_version_lines(constants: &str) -> String {
+    const LINES: [(&str, &str, &str); 5] = [
+        (
+            "BLOSC2_VERSION_MAJOR",
+            "  ",
+            "for major interface/format changes  ",
+        ),
+        (
+            "BLOSC2_VERSION_MINOR",
+            "  ",
+            "for minor interface/format changes  ",
+        ),
+        (
+            "BLOSC2_VERSION_RELEASE",
+            "  ",
+            "for tweaks, bug-fixes, or development ",
+        ),
+        (
+            "BLOSC2_VERSION_STRING",
+            "  ",
+            "string version.  Sync with above! ",
+        ),
+        (
+            "BLOSC2_VERSION_DATE",
+            "    ",
+            "date version year-month-day ",
+        ),
+    ];
+    let mut out = String::new();
+    for line in constants.lines() {
+        let mut words = line.splitn(3, ' ');
+        let (define, name, value) = (words.next(), words.next(), words.next());
+        match (define, name, value) {
+            (Some("#define"), Some(name), Some(value)) => {
+                match LINES.iter().find(|(n, _, _)| *n == name) {
+                    Some((_, sep, comment)) => {
+                        out.push_str(&format!("#define {name:<24}{value}{sep}/* {comment}*/"))
+                    }
+                    None => out.push_str(line),
+                }
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// `#define`s for the one-line string constants of a consts file.

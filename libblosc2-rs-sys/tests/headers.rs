@@ -145,3 +145,38 @@ fn rust_defaults_match_c_defaults() {
         (1 << 30, -1, -1, -1)
     );
 }
+
+/// Build scripts read the version out of `blosc2.h` as text; PyTables'
+/// setup.py looks for a `#define` line naming the macro that also says
+/// "major", "minor" or "tweaks" (upstream's trailing comments) and takes
+/// its third word. Others match `#define NAME <value>`.
+#[test]
+fn version_defines_read_as_build_scripts_read_them() {
+    let header =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../include/blosc2.h"))
+            .expect("include/blosc2.h");
+    let third_word = |macro_name: &str, word: &str| -> Option<String> {
+        header
+            .lines()
+            .find(|l| l.contains(macro_name) && l.contains(word))
+            .and_then(|l| l.split_whitespace().nth(2).map(str::to_string))
+    };
+    use libblosc2_rs_sys::consts::*;
+    assert_eq!(
+        third_word("BLOSC2_VERSION_MAJOR", "major"),
+        Some(BLOSC2_VERSION_MAJOR.to_string())
+    );
+    assert_eq!(
+        third_word("BLOSC2_VERSION_MINOR", "minor"),
+        Some(BLOSC2_VERSION_MINOR.to_string())
+    );
+    assert_eq!(
+        third_word("BLOSC2_VERSION_RELEASE", "tweaks"),
+        Some(BLOSC2_VERSION_RELEASE.to_string())
+    );
+    let string = format!("\"{}\"", BLOSC2_VERSION_STRING.to_str().unwrap());
+    assert_eq!(
+        third_word("#define BLOSC2_VERSION_STRING", "version"),
+        Some(string)
+    );
+}
