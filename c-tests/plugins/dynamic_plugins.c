@@ -3,7 +3,7 @@
  * ones): from libblosc2_<name>.so on the loader's path, or from the path
  * `python -c "import blosc2_<name>; blosc2_<name>.print_libpath()"` prints.
  * c-tests/run.sh builds the plugins (plugin.c) and runs this program in
- * three modes, against our library and the reference:
+ * four modes, against our library and the reference:
  *
  *   roundtrip FILE  codec 200 "tcodec" and filter 250 "tfilter" registered
  *                   with NULL functions; the global codec 37 ("grok", a
@@ -11,6 +11,7 @@
  *                   fail the compression. Writes a chunk to FILE.
  *   decode FILE     a fresh process decodes that chunk: loading on the
  *                   decompression side.
+ *   missing FILE    the same where the plugins cannot be found: an error.
  *   python          codec 202 "tpy", found only through Python (PYTHONPATH
  *                   holds a blosc2_tpy package; TPY_LIB names its library).
  */
@@ -135,6 +136,24 @@ static void decode(const char *path) {
   CHECK(calls("libblosc2_tfilter.so", "tfilter_calls") > 0);
 }
 
+/* The same chunk where its plugins cannot be found: an error, not bytes. */
+static void missing(const char *path) {
+  static uint8_t chunk[N + BLOSC2_MAX_OVERHEAD];
+  static uint8_t out[N];
+  reg_codec(200, "tcodec");
+  reg_filter(250, "tfilter");
+  FILE *f = fopen(path, "rb");
+  REQUIRE(f != NULL);
+  size_t csize = fread(chunk, 1, sizeof chunk, f);
+  fclose(f);
+  REQUIRE(csize > BLOSC_EXTENDED_HEADER_LENGTH);
+  blosc2_context *dctx = blosc2_create_dctx(BLOSC2_DPARAMS_DEFAULTS);
+  REQUIRE(dctx != NULL);
+  CHECK_EQ_INT(blosc2_decompress_ctx(dctx, chunk, (int32_t)csize, out, N),
+               BLOSC2_ERROR_CODEC_SUPPORT);
+  blosc2_free_ctx(dctx);
+}
+
 static void python(void) {
   static uint8_t chunk[N + BLOSC2_MAX_OVERHEAD];
   const char *lib = getenv("TPY_LIB");
@@ -152,10 +171,12 @@ int main(int argc, char **argv) {
     roundtrip(argv[2]);
   } else if (argc == 3 && strcmp(argv[1], "decode") == 0) {
     decode(argv[2]);
+  } else if (argc == 3 && strcmp(argv[1], "missing") == 0) {
+    missing(argv[2]);
   } else if (argc == 2 && strcmp(argv[1], "python") == 0) {
     python();
   } else {
-    fprintf(stderr, "usage: dynamic_plugins roundtrip FILE | decode FILE | python\n");
+    fprintf(stderr, "usage: dynamic_plugins roundtrip FILE | decode FILE | missing FILE | python\n");
     return 2;
   }
   blosc2_destroy();

@@ -1,6 +1,6 @@
 #!/bin/sh
 # c-tests/plugins/run.sh PREFIX OUTDIR: build the stand-in plugin libraries
-# and run dynamic_plugins.c's three modes against the libblosc2 in PREFIX.
+# and run dynamic_plugins.c's four modes against the libblosc2 in PREFIX.
 # Exit 0 when all pass; the log is on stdout.
 set -u
 P=$1
@@ -34,6 +34,7 @@ ln -sf "$py" "$OUT/bin/python3"
 status=0
 LD_LIBRARY_PATH=$P/lib:$OUT/lib "$OUT/dynamic_plugins" roundtrip "$OUT/chunk.b2" || status=1
 LD_LIBRARY_PATH=$P/lib:$OUT/lib "$OUT/dynamic_plugins" decode "$OUT/chunk.b2" || status=1
+LD_LIBRARY_PATH=$P/lib "$OUT/dynamic_plugins" missing "$OUT/chunk.b2" 2>/dev/null || status=1
 PATH=$OUT/bin:$PATH PYTHONPATH=$OUT/py TPY_LIB=$OUT/py/blosc2_tpy/tpy-plugin.so \
     LD_LIBRARY_PATH=$P/lib "$OUT/dynamic_plugins" python || status=1
 exit $status
