@@ -122,19 +122,7 @@ pub fn register_codec(entry: CodecEntry) -> Result<()> {
     if entry.id < USER_REGISTERED_START {
         return Err(ErrorKind::CodecParam);
     }
-    let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
-    if let Some(existing) = codecs.iter().find(|c| c.id == entry.id) {
-        return if existing.name == entry.name {
-            Ok(())
-        } else {
-            Err(ErrorKind::CodecParam)
-        };
-    }
-    if codecs.len() >= MAX_USER_CODECS {
-        return Err(ErrorKind::CodecSupport);
-    }
-    codecs.push(entry);
-    Ok(())
+    insert_codec(entry)
 }
 
 /// Ids upstream reserves for plugins it knows by name (32..160).
@@ -147,6 +135,12 @@ pub fn register_global_codec(entry: CodecEntry) -> Result<()> {
     if !(GLOBAL_REGISTERED_START..USER_REGISTERED_START).contains(&entry.id) {
         return Err(ErrorKind::CodecParam);
     }
+    insert_codec(entry)
+}
+
+/// Add `entry` unless its id is taken (by the same name: Ok). Only user
+/// codecs count towards [`MAX_USER_CODECS`].
+fn insert_codec(entry: CodecEntry) -> Result<()> {
     let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
     if let Some(existing) = codecs.iter().find(|c| c.id == entry.id) {
         return if existing.name == entry.name {
@@ -154,6 +148,13 @@ pub fn register_global_codec(entry: CodecEntry) -> Result<()> {
         } else {
             Err(ErrorKind::CodecParam)
         };
+    }
+    let users = codecs
+        .iter()
+        .filter(|c| c.id >= USER_REGISTERED_START)
+        .count();
+    if entry.id >= USER_REGISTERED_START && users >= MAX_USER_CODECS {
+        return Err(ErrorKind::CodecSupport);
     }
     codecs.push(entry);
     Ok(())

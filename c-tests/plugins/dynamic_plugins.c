@@ -122,16 +122,22 @@ static void roundtrip(const char *path) {
   CHECK(n > 0 && n < N);
 }
 
+/* The chunk `roundtrip` wrote; its size. */
+static int32_t read_chunk(const char *path, uint8_t *chunk, size_t size) {
+  FILE *f = fopen(path, "rb");
+  REQUIRE(f != NULL);
+  size_t n = fread(chunk, 1, size, f);
+  fclose(f);
+  REQUIRE(n > BLOSC_EXTENDED_HEADER_LENGTH);
+  return (int32_t)n;
+}
+
 static void decode(const char *path) {
   static uint8_t chunk[N + BLOSC2_MAX_OVERHEAD];
   reg_codec(200, "tcodec");
   reg_filter(250, "tfilter");
-  FILE *f = fopen(path, "rb");
-  REQUIRE(f != NULL);
-  size_t csize = fread(chunk, 1, sizeof chunk, f);
-  fclose(f);
-  REQUIRE(csize > BLOSC_EXTENDED_HEADER_LENGTH);
-  check_decodes(chunk, (int32_t)csize);
+  int32_t csize = read_chunk(path, chunk, sizeof chunk);
+  check_decodes(chunk, csize);
   CHECK(calls("libblosc2_tcodec.so", "tcodec_calls") > 0);
   CHECK(calls("libblosc2_tfilter.so", "tfilter_calls") > 0);
 }
@@ -142,14 +148,10 @@ static void missing(const char *path) {
   static uint8_t out[N];
   reg_codec(200, "tcodec");
   reg_filter(250, "tfilter");
-  FILE *f = fopen(path, "rb");
-  REQUIRE(f != NULL);
-  size_t csize = fread(chunk, 1, sizeof chunk, f);
-  fclose(f);
-  REQUIRE(csize > BLOSC_EXTENDED_HEADER_LENGTH);
+  int32_t csize = read_chunk(path, chunk, sizeof chunk);
   blosc2_context *dctx = blosc2_create_dctx(BLOSC2_DPARAMS_DEFAULTS);
   REQUIRE(dctx != NULL);
-  CHECK_EQ_INT(blosc2_decompress_ctx(dctx, chunk, (int32_t)csize, out, N),
+  CHECK_EQ_INT(blosc2_decompress_ctx(dctx, chunk, csize, out, N),
                BLOSC2_ERROR_CODEC_SUPPORT);
   blosc2_free_ctx(dctx);
 }
