@@ -12,7 +12,7 @@
 
 use super::types::{
     blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_filter_backward_cb,
-    blosc2_filter_forward_cb, codec_info, filter_info,
+    blosc2_filter_forward_cb, codec_info,
 };
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::process::{Command, Stdio};
@@ -92,15 +92,6 @@ fn symbol(lib: *mut c_void, symbol: *const c_char) -> Option<*mut c_void> {
     (!p.is_null()).then_some(p)
 }
 
-/// The two names the plugin's `info` gives.
-fn info_names(lib: *mut c_void) -> Option<(*const c_char, *const c_char)> {
-    let info = symbol(lib, c"info".as_ptr())?;
-    // SAFETY: `info` is the plugin's exported `codec_info` or `filter_info`
-    // (both two `char *`, same layout), per the plugin contract.
-    let names = unsafe { std::ptr::read(info.cast::<codec_info>()) };
-    Some((names.encoder, names.decoder))
-}
-
 fn name_str(p: *const c_char) -> String {
     if p.is_null() {
         return "(NULL)".into();
@@ -109,19 +100,33 @@ fn name_str(p: *const c_char) -> String {
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 
-/// Both functions of codec plugin `name`, or None (traced) when it
-/// cannot be loaded.
-pub(crate) fn load_codec(name: &str) -> Option<(blosc2_codec_encoder_cb, blosc2_codec_decoder_cb)> {
+/// The addresses of the two functions plugin `name`'s `info` names, or
+/// None (traced). `what` names them for the trace.
+fn load_pair(name: &str, what: [&str; 2]) -> Option<[*mut c_void; 2]> {
     let lib = open_plugin(name)?;
-    let (enc, dec) = info_names(lib)?;
-    let (Some(e), Some(d)) = (symbol(lib, enc), symbol(lib, dec)) else {
+    let info = symbol(lib, c"info".as_ptr())?;
+    // SAFETY: `info` is the plugin's exported `codec_info` or `filter_info`
+    // per the plugin contract; both are two `char *`, so reading it as a
+    // `codec_info` reads either.
+    let names = unsafe { std::ptr::read(info.cast::<codec_info>()) };
+    let (first, second) = (names.encoder, names.decoder);
+    let (Some(a), Some(b)) = (symbol(lib, first), symbol(lib, second)) else {
         trace(&format!(
-            "plugin '{name}' lacks its encoder {} or decoder {}",
-            name_str(enc),
-            name_str(dec)
+            "plugin '{name}' lacks its {} {} or {} {}",
+            what[0],
+            name_str(first),
+            what[1],
+            name_str(second)
         ));
         return None;
     };
+    Some([a, b])
+}
+
+/// Both functions of codec plugin `name`, or None (traced) when it
+/// cannot be loaded.
+pub(crate) fn load_codec(name: &str) -> Option<(blosc2_codec_encoder_cb, blosc2_codec_decoder_cb)> {
+    let [e, d] = load_pair(name, ["encoder", "decoder"])?;
     // SAFETY: the plugin contract: the names `info` gives are functions
     // with the encoder's and decoder's C signatures.
     unsafe {
@@ -136,20 +141,9 @@ pub(crate) fn load_codec(name: &str) -> Option<(blosc2_codec_encoder_cb, blosc2_
 pub(crate) fn load_filter(
     name: &str,
 ) -> Option<(blosc2_filter_forward_cb, blosc2_filter_backward_cb)> {
-    let lib = open_plugin(name)?;
-    let info = symbol(lib, c"info".as_ptr())?;
-    // SAFETY: a filter plugin's `info` is a `filter_info`.
-    let names = unsafe { std::ptr::read(info.cast::<filter_info>()) };
-    let (Some(f), Some(b)) = (symbol(lib, names.forward), symbol(lib, names.backward)) else {
-        trace(&format!(
-            "plugin '{name}' lacks its forward {} or backward {}",
-            name_str(names.forward),
-            name_str(names.backward)
-        ));
-        return None;
-    };
-    // SAFETY: the plugin contract: the names are functions with the
-    // filter callbacks' C signatures.
+    let [f, b] = load_pair(name, ["forward", "backward"])?;
+    // SAFETY: the plugin contract: the names `info` gives are functions
+    // with the filter callbacks' C signatures.
     unsafe {
         Some((
             std::mem::transmute::<*mut c_void, blosc2_filter_forward_cb>(f),
