@@ -53,40 +53,75 @@ fn len_i32(n: usize) -> i32 {
     n.min(i32::MAX as usize) as i32
 }
 
-/// A C codec; one registered without its functions is loaded by name at
-/// first use (see `plugins`).
-struct CCodec {
-    c: blosc2_codec,
+/// A plugin's two functions (encoder and decoder, or forward and
+/// backward): the registered ones, or the plugin library's in place of
+/// missing ones, loaded by name at first use (see `plugins`). A failed load
+/// is not retried (upstream retries at every block, running Python each
+/// time).
+struct Functions<F: Copy, G: Copy> {
+    given: Pair<F, G>,
     name: String,
-    loaded: OnceLock<Option<(blosc2_codec_encoder_cb, blosc2_codec_decoder_cb)>>,
+    loaded: OnceLock<Option<Pair<F, G>>>,
 }
-// SAFETY: the registered functions are plain C function pointers that upstream
-// also calls from its worker threads; the name pointer is never read.
-unsafe impl Send for CCodec {}
-// SAFETY: as above; only `loaded` changes after registration, once, by OnceLock.
-unsafe impl Sync for CCodec {}
 
-impl CCodec {
-    fn new(c: blosc2_codec, name: String) -> CCodec {
-        CCodec {
-            c,
+/// Two nullable C callbacks, as the registration structs hold them.
+type Pair<F, G> = (Option<F>, Option<G>);
+
+impl<F: Copy, G: Copy> Functions<F, G> {
+    fn new(given: Pair<F, G>, name: String) -> Self {
+        Functions {
+            given,
             name,
             loaded: OnceLock::new(),
         }
     }
 
-    /// The registered functions, or the plugin library's in place of
-    /// missing ones. A failed load is not retried (upstream retries at
-    /// every block, running Python each time).
-    fn functions(&self) -> (blosc2_codec_encoder_cb, blosc2_codec_decoder_cb) {
-        if self.c.encoder.is_some() && self.c.decoder.is_some() {
-            return (self.c.encoder, self.c.decoder);
+    fn get(&self, load: fn(&str) -> Option<Pair<F, G>>) -> Pair<F, G> {
+        if let (Some(_), Some(_)) = self.given {
+            return self.given;
         }
-        let found = *self
+        let (f, g) = self
             .loaded
-            .get_or_init(|| super::plugins::load_codec(&self.name));
-        let (e, d) = found.unwrap_or((None, None));
-        (self.c.encoder.or(e), self.c.decoder.or(d))
+            .get_or_init(|| load(&self.name))
+            .unwrap_or((None, None));
+        (self.given.0.or(f), self.given.1.or(g))
+    }
+}
+
+/// A C codec; one registered without its functions is loaded by name at
+/// first use.
+struct CCodec {
+    fns: Functions<CodecEncoder, CodecDecoder>,
+}
+// SAFETY: the registered functions are plain C function pointers that upstream
+// also calls from its worker threads.
+unsafe impl Send for CCodec {}
+// SAFETY: as above; only the loaded functions change after registration,
+// once, by OnceLock.
+unsafe impl Sync for CCodec {}
+
+type CodecEncoder = <blosc2_codec_encoder_cb as FnPtr>::Fn;
+type CodecDecoder = <blosc2_codec_decoder_cb as FnPtr>::Fn;
+type FilterForward = <blosc2_filter_forward_cb as FnPtr>::Fn;
+type FilterBackward = <blosc2_filter_backward_cb as FnPtr>::Fn;
+
+/// The function type inside a nullable C callback type (`Option<fn>`).
+trait FnPtr {
+    type Fn: Copy;
+}
+impl<T: Copy> FnPtr for Option<T> {
+    type Fn = T;
+}
+
+impl CCodec {
+    fn new(c: blosc2_codec, name: String) -> CCodec {
+        CCodec {
+            fns: Functions::new((c.encoder, c.decoder), name),
+        }
+    }
+
+    fn functions(&self) -> (blosc2_codec_encoder_cb, blosc2_codec_decoder_cb) {
+        self.fns.get(super::plugins::load_codec)
     }
 }
 
@@ -141,25 +176,18 @@ impl registry::Codec for CCodec {
 /// A C filter; one registered without its functions is loaded by name at
 /// first use, as codecs are.
 struct CFilter {
-    c: blosc2_filter,
-    name: String,
-    loaded: OnceLock<Option<(blosc2_filter_forward_cb, blosc2_filter_backward_cb)>>,
+    id: u8,
+    fns: Functions<FilterForward, FilterBackward>,
 }
 // SAFETY: plain C function pointers, as for CCodec.
 unsafe impl Send for CFilter {}
-// SAFETY: only `loaded` changes after registration, once, by OnceLock.
+// SAFETY: only the loaded functions change after registration, once, by
+// OnceLock.
 unsafe impl Sync for CFilter {}
 
 impl CFilter {
     fn functions(&self) -> (blosc2_filter_forward_cb, blosc2_filter_backward_cb) {
-        if self.c.forward.is_some() && self.c.backward.is_some() {
-            return (self.c.forward, self.c.backward);
-        }
-        let found = *self
-            .loaded
-            .get_or_init(|| super::plugins::load_filter(&self.name));
-        let (f, b) = found.unwrap_or((None, None));
-        (self.c.forward.or(f), self.c.backward.or(b))
+        self.fns.get(super::plugins::load_filter)
     }
 }
 
@@ -177,7 +205,7 @@ impl registry::Filter for CFilter {
                 len_i32(input.len()),
                 meta,
                 &mut cp,
-                self.c.id,
+                self.id,
             )
         }
     }
@@ -195,7 +223,7 @@ impl registry::Filter for CFilter {
                 len_i32(input.len()),
                 meta,
                 &mut dp,
-                self.c.id,
+                self.id,
             )
         }
     }
@@ -286,9 +314,8 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
             name: name.clone(),
             version: f.version,
             imp: Arc::new(CFilter {
-                c: *f,
-                name,
-                loaded: OnceLock::new(),
+                id: f.id,
+                fns: Functions::new((f.forward, f.backward), name),
             }),
         };
         match registry::register_filter(entry) {
