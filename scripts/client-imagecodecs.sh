@@ -8,9 +8,10 @@
 # headers, only that extension and the two it needs, linked to PREFIX's
 # libblosc2.so.9; then imagecodecs' own Blosc2 tests (its codec tests,
 # which compare against python-blosc2's output, and the numcodecs and zarr
-# ones) run on that library. The build takes about a minute and is cached
-# per version and per hash of PREFIX's headers in
-# ${BLOSC2_CLIENTS_CACHE:-~/.cache/blosc2-clients}.
+# ones) run on that library; python-blosc2's wheel carries upstream 3.3.5
+# statically, so those comparisons cross the two implementations. The build
+# takes about a minute and is cached per version and per hash of PREFIX's
+# headers in ${BLOSC2_CLIENTS_CACHE:-~/.cache/blosc2-clients}.
 #
 # Prints "imagecodecs: ..." lines; exit 0 iff the tests pass and ran on
 # PREFIX's library. Needs python3 (3.11 or later) with venv, a C compiler
@@ -30,8 +31,9 @@ CACHE=${BLOSC2_CLIENTS_CACHE:-$HOME/.cache/blosc2-clients}/imagecodecs-$VER
 mkdir -p "$CACHE"
 py=$CACHE/venv/bin/python
 [ -x "$py" ] || python3 -m venv "$CACHE/venv"
-# python-blosc2 for the tests that check imagecodecs against it; in the
-# test process its extension binds to PREFIX's library too (see below)
+# python-blosc2 for the tests that check imagecodecs against it: its wheel
+# links a static copy of upstream C-Blosc2 3.3.5 into its extension, so those
+# tests are round trips between upstream and PREFIX's library
 "$py" -m pip install -q numpy==2.4.6 "cython>=3.1" "setuptools>=70" wheel pytest \
     blosc2==4.14.1 numcodecs==0.16.6 zarr==3.1.6
 sdist=$CACHE/imagecodecs-$VER.tar.gz
@@ -74,8 +76,8 @@ PY
     }
 fi
 lib=$(readlink -f "$P/lib/libblosc2.so.9")
-# Preloaded, PREFIX's library answers every request for libblosc2.so.9,
-# python-blosc2's included, so no test can run on the wheel's own copy.
+# Preloaded, PREFIX's library answers every request for libblosc2.so.9, so
+# imagecodecs cannot bind to another copy whatever its rpath says.
 run() {
     (cd "$tree" && LD_PRELOAD=$lib PYTHONPATH=$tree "$py" "$@")
 }
