@@ -6,7 +6,7 @@
 #                             lib/cmake/Blosc2/, bin/b2 (the command-line tool)
 #   make test                 everything CI runs (scripts/run-tests.sh), with a summary
 #   make test-conformance     upstream's own tests and examples on our library
-#   make test-clients         python-blosc2's, hdf5plugin's and imagecodecs' tests on our library (long)
+#   make test-clients         python-blosc2's, hdf5plugin's, imagecodecs' tests and the OpenZL plugin on our library (long)
 #   make headers              regenerate include/ from the Rust sources (cbindgen)
 #   make clean
 #
@@ -165,6 +165,7 @@ test-clients: build
 	bash $(SHARED_DIR)/clients/python-blosc2/score.sh "$$PWD/build/prefix"
 	sh scripts/client-hdf5plugin.sh "$$PWD/build/prefix"
 	sh scripts/client-imagecodecs.sh "$$PWD/build/prefix"
+	sh scripts/client-openzl.sh "$$PWD/build/prefix"
 
 # Re-derive LIBS_PRIVATE (rebuilds the staticlib once with the flag); leave
 # -lgcc_s out of what it prints (see LIBS_PRIVATE).
