@@ -113,9 +113,10 @@ pub struct SuperChunk {
     /// [`index::Style`]).
     repeat_index: bool,
     /// Sparse chunk files written by the current operation (removed if it
-    /// fails) and those it made unused (removed once it succeeds).
+    /// fails) and the numbers of those it made unused (removed once it
+    /// succeeds; until then no new file may take their number).
     created: Vec<PathBuf>,
-    obsolete: Vec<PathBuf>,
+    obsolete: Vec<i64>,
     /// Offsets of stored chunks the current operation took out of a frame
     /// file (see `layout`), and the entry that replaces one in its place.
     dropped: Vec<i64>,

@@ -423,3 +423,145 @@ fn slice_fallback_does_not_zero_a_damaged_claim() {
     // fail first
     assert!(results.iter().all(|&ok| ok), "{results:?}");
 }
+
+/// A sparse frame of three 1 KiB chunks (typesize 4), the last two swapped,
+/// in a fresh directory over `io`.
+fn swapped_sparse_frame(
+    name: &str,
+    io: std::sync::Arc<dyn blosc2_core::io::Backend>,
+) -> (blosc2_core::schunk::SuperChunk, std::path::PathBuf, Vec<u8>) {
+    use blosc2_core::chunk::CParams;
+    use blosc2_core::schunk::{Storage, SuperChunk};
+    let dir = std::env::temp_dir().join(format!("b2rs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut sc = SuperChunk::new(Storage {
+        contiguous: false,
+        urlpath: Some(dir.clone()),
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        io,
+        ..Storage::default()
+    })
+    .unwrap();
+    let mut all = Vec::new();
+    for c in 0..3u8 {
+        let chunk: Vec<u8> = (0..1024u32)
+            .map(|i| (i * 7 + u32::from(c) * 31) as u8 | 1)
+            .collect();
+        sc.append_buffer(&chunk).unwrap();
+        all.push(chunk);
+    }
+    sc.reorder(&[0, 2, 1]).unwrap();
+    all.swap(1, 2);
+    (sc, dir, all.concat())
+}
+
+fn whole(sc: &blosc2_core::schunk::SuperChunk) -> Vec<u8> {
+    let mut out = vec![0u8; 3 * 1024];
+    sc.get_slice(0, 3 * 256, &mut out).unwrap();
+    out
+}
+
+/// Found by `schunk_ops` (session 14): in a sparse frame whose chunks had
+/// been reordered, a set_slice across three chunks turned the first two
+/// into zero chunks, dropping their files, and wrote the third to a new
+/// file. The new file took the number one past the highest the index still
+/// named, which was the number of a file dropped by the same operation, so
+/// removing the dropped files at its end removed the new chunk too: the
+/// frame named a file that was gone. A new file now also steps past the
+/// files the operation dropped.
+#[test]
+fn sparse_set_slice_keeps_the_file_it_writes() {
+    use blosc2_core::schunk::SuperChunk;
+    let io: std::sync::Arc<dyn blosc2_core::io::Backend> =
+        std::sync::Arc::new(blosc2_core::io::stdio::Stdio);
+    let (mut sc, dir, mut want) = swapped_sparse_frame("slice-keeps", io.clone());
+    // zeros over the first two chunks and part of the third
+    let zeros = vec![0u8; 600 * 4];
+    sc.set_slice(0, 600, &zeros).unwrap();
+    want[..600 * 4].fill(0);
+    assert_eq!(whole(&sc), want);
+    drop(sc);
+    let back = SuperChunk::open(&dir, 0, io).unwrap();
+    assert_eq!(whole(&back), want);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The real file system, refusing every write once `left` reaches zero.
+struct RefusingWrites {
+    left: std::sync::Arc<std::sync::atomic::AtomicI64>,
+}
+
+struct RefusingStream {
+    inner: Box<dyn blosc2_core::io::Stream>,
+    left: std::sync::Arc<std::sync::atomic::AtomicI64>,
+}
+
+impl blosc2_core::io::Backend for RefusingWrites {
+    fn open(
+        &self,
+        path: &Path,
+        mode: blosc2_core::io::Mode,
+    ) -> blosc2_core::error::Result<Box<dyn blosc2_core::io::Stream>> {
+        Ok(Box::new(RefusingStream {
+            inner: blosc2_core::io::stdio::Stdio.open(path, mode)?,
+            left: self.left.clone(),
+        }))
+    }
+    fn can_replace(&self) -> bool {
+        true
+    }
+    fn replace(&self, from: &Path, to: &Path) -> blosc2_core::error::Result<()> {
+        blosc2_core::io::stdio::Stdio.replace(from, to)
+    }
+    fn remove(&self, path: &Path) -> blosc2_core::error::Result<()> {
+        blosc2_core::io::stdio::Stdio.remove(path)
+    }
+}
+
+impl blosc2_core::io::Stream for RefusingStream {
+    fn size(&mut self) -> blosc2_core::error::Result<u64> {
+        self.inner.size()
+    }
+    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> blosc2_core::error::Result<()> {
+        self.inner.read_exact_at(pos, buf)
+    }
+    fn write_all_at(&mut self, pos: u64, data: &[u8]) -> blosc2_core::error::Result<()> {
+        use std::sync::atomic::Ordering;
+        if self.left.fetch_sub(1, Ordering::SeqCst) <= 0 {
+            return Err(blosc2_core::error::ErrorKind::FileWrite);
+        }
+        self.inner.write_all_at(pos, data)
+    }
+    fn truncate(&mut self, size: u64) -> blosc2_core::error::Result<()> {
+        self.inner.truncate(size)
+    }
+}
+
+/// The same set_slice failing at its index write, after the third chunk's
+/// new file is written: that file had taken the number of the old file of
+/// the second chunk, overwriting it, and was removed as the failed
+/// operation's leftover, so the frame restored (in the handle and on disk)
+/// named a file that no longer held its chunk. Now the frame keeps its old
+/// content both ways.
+#[test]
+fn sparse_set_slice_failing_late_leaves_the_old_frame() {
+    use blosc2_core::schunk::SuperChunk;
+    use std::sync::atomic::{AtomicI64, Ordering};
+    let left = std::sync::Arc::new(AtomicI64::new(i64::MAX));
+    let io: std::sync::Arc<dyn blosc2_core::io::Backend> =
+        std::sync::Arc::new(RefusingWrites { left: left.clone() });
+    let (mut sc, dir, want) = swapped_sparse_frame("slice-fails", io.clone());
+    // the new chunk file is written, then the index is refused
+    left.store(1, Ordering::SeqCst);
+    let zeros = vec![0u8; 600 * 4];
+    assert!(sc.set_slice(0, 600, &zeros).is_err());
+    left.store(i64::MAX, Ordering::SeqCst);
+    assert_eq!(whole(&sc), want);
+    drop(sc);
+    let back = SuperChunk::open(&dir, 0, io).unwrap();
+    assert_eq!(whole(&back), want);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -68,11 +68,21 @@ impl SuperChunk {
                 // every entry's payload before its variant was known, which
                 // valgrind reports as a jump on uninitialised bytes for
                 // entries that hold no file number)
+                //
+                // Nor one a file this operation made unused still has: that
+                // file goes when the operation succeeds, and the new chunk
+                // would go with it; if the operation fails, the index it
+                // restores names the old file, which the new chunk would
+                // have overwritten (a set_slice across chunks, which
+                // replaces several in one operation, did both).
                 let mut id = 0;
                 for e in &self.entries {
                     if let Slot::File(n) = e.slot {
                         id = id.max(n + 1);
                     }
+                }
+                for &n in &self.obsolete {
+                    id = id.max(n + 1);
                 }
                 let cp = sframe::chunk_path(path, id);
                 self.created.push(cp.clone());
@@ -184,9 +194,8 @@ impl SuperChunk {
         // In a sparse frame the new chunk gets a new file and the old one
         // goes once the index no longer names it, so a failed update
         // leaves the previous frame whole.
-        if let (Slot::File(id), Backing::Dir { path, .. }) = (&self.entries[i].slot, &self.backing)
-        {
-            self.obsolete.push(sframe::chunk_path(path, *id));
+        if let (Slot::File(id), Backing::Dir { .. }) = (&self.entries[i].slot, &self.backing) {
+            self.obsolete.push(*id);
         }
         let slot = self.store(chunk, special)?;
         self.drop_stored(i, matches!(slot, Slot::Data(_)));
@@ -213,8 +222,8 @@ impl SuperChunk {
         let e = self.entries.remove(i);
         self.nbytes -= e.nbytes as i64;
         self.cbytes -= old_cb;
-        if let (Slot::File(id), Backing::Dir { path, .. }) = (&e.slot, &self.backing) {
-            self.obsolete.push(sframe::chunk_path(path, *id));
+        if let (Slot::File(id), Backing::Dir { .. }) = (&e.slot, &self.backing) {
+            self.obsolete.push(*id);
         }
         self.repeat_index = false;
         self.flush()?;

@@ -146,8 +146,10 @@ impl SuperChunk {
         match r {
             Ok(v) => {
                 // through the backend: a user's need not be the filesystem
-                for p in obsolete {
-                    let _ = self.io.remove(&p);
+                if let Backing::Dir { path } = &self.backing {
+                    for id in obsolete {
+                        let _ = self.io.remove(&sframe::chunk_path(path, id));
+                    }
                 }
                 Ok(v)
             }
