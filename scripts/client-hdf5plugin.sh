@@ -14,20 +14,13 @@
 # filter ran on PREFIX's library. Needs python3 with venv and network access
 # to PyPI on the first run. Run by `make test-clients`.
 set -eu
-[ $# -eq 1 ] || {
-    echo "usage: $0 PREFIX" >&2
-    exit 2
-}
-P=$(cd "$1" && pwd)
+. "$(dirname "$0")/client-common.sh"
 VER=7.1.0
-[ -f "$P/lib/libblosc2.so.9" ] && [ -f "$P/lib/pkgconfig/blosc2.pc" ] || {
-    echo "hdf5plugin: $P has no lib/libblosc2.so.9 or lib/pkgconfig/blosc2.pc" >&2
+client_init hdf5plugin $VER "$@"
+[ -f "$P/lib/pkgconfig/blosc2.pc" ] || {
+    echo "hdf5plugin: $P has no lib/pkgconfig/blosc2.pc" >&2
     exit 2
 }
-CACHE=${BLOSC2_CLIENTS_CACHE:-$HOME/.cache/blosc2-clients}/hdf5plugin-$VER
-mkdir -p "$CACHE"
-py=$CACHE/venv/bin/python
-[ -x "$py" ] || python3 -m venv "$CACHE/venv"
 "$py" -m pip install -q numpy h5py pkgconfig py-cpuinfo "setuptools>=70" wheel
 sdist=$CACHE/hdf5plugin-$VER.tar.gz
 if [ ! -f "$sdist" ]; then
@@ -35,7 +28,7 @@ if [ ! -f "$sdist" ]; then
         -d "$CACHE" "hdf5plugin==$VER"
 fi
 # the wheel depends on the headers it was compiled with, not on the library
-key=$(cat "$P"/include/blosc2.h "$P"/include/b2nd.h "$P"/include/blosc2/*.h | sha256sum | cut -c1-16)
+key=$(headers_key)
 wheel_dir=$CACHE/wheel-$key
 if ! ls "$wheel_dir"/hdf5plugin-*.whl >/dev/null 2>&1; then
     src=$CACHE/src-$key

@@ -17,20 +17,9 @@
 # PREFIX's library. Needs python3 (3.11 or later) with venv, a C compiler
 # and network access to PyPI on the first run. Run by `make test-clients`.
 set -eu
-[ $# -eq 1 ] || {
-    echo "usage: $0 PREFIX" >&2
-    exit 2
-}
-P=$(cd "$1" && pwd)
+. "$(dirname "$0")/client-common.sh"
 VER=2026.10.10
-[ -f "$P/lib/libblosc2.so.9" ] && [ -f "$P/include/blosc2.h" ] || {
-    echo "imagecodecs: $P has no lib/libblosc2.so.9 or include/blosc2.h" >&2
-    exit 2
-}
-CACHE=${BLOSC2_CLIENTS_CACHE:-$HOME/.cache/blosc2-clients}/imagecodecs-$VER
-mkdir -p "$CACHE"
-py=$CACHE/venv/bin/python
-[ -x "$py" ] || python3 -m venv "$CACHE/venv"
+client_init imagecodecs $VER "$@"
 # python-blosc2 for the tests that check imagecodecs against it: its wheel
 # links a static copy of upstream C-Blosc2 3.3.5 into its extension, so those
 # tests are round trips between upstream and PREFIX's library
@@ -43,7 +32,7 @@ if [ ! -f "$sdist" ]; then
     "$py" -m pip download -q --no-deps --no-binary :all: --no-build-isolation \
         --ignore-requires-python -d "$CACHE" "imagecodecs==$VER"
 fi
-key=$(cat "$P"/include/blosc2.h "$P"/include/b2nd.h "$P"/include/blosc2/*.h | sha256sum | cut -c1-16)
+key=$(headers_key)
 src=$CACHE/src-$key
 tree=$src/imagecodecs-$VER
 if ! ls "$tree"/imagecodecs/_blosc2.*.so >/dev/null 2>&1; then

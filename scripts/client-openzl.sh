@@ -14,17 +14,11 @@
 # with venv, a C compiler and network access to PyPI on the first run. Run
 # by `make test-clients`.
 set -eu
-[ $# -eq 1 ] || {
-    echo "usage: $0 PREFIX" >&2
-    exit 2
-}
-P=$(cd "$1" && pwd)
+. "$(dirname "$0")/client-common.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 VER=0.0.1
-CACHE=${BLOSC2_CLIENTS_CACHE:-$HOME/.cache/blosc2-clients}/openzl-$VER
-mkdir -p "$CACHE"
-[ -x "$CACHE/venv/bin/python" ] || python3 -m venv "$CACHE/venv"
-"$CACHE/venv/bin/python" -m pip install -q "blosc2-openzl==$VER"
+client_init openzl $VER "$@"
+"$py" -m pip install -q "blosc2-openzl==$VER"
 ref=$(sh "$here/scripts/fetch-reference.sh" 3.3.5)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

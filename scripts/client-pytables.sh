@@ -20,26 +20,15 @@
 # exit 0 iff the suite passes on PREFIX's library. Run by
 # `make test-clients`.
 set -eu
-[ $# -eq 1 ] || {
-    echo "usage: $0 PREFIX" >&2
-    exit 2
-}
-P=$(cd "$1" && pwd)
+. "$(dirname "$0")/client-common.sh"
 VER=3.11.1
-[ -f "$P/lib/libblosc2.so.9" ] && [ -f "$P/include/blosc2.h" ] || {
-    echo "pytables: $P has no lib/libblosc2.so.9 or include/blosc2.h" >&2
-    exit 2
-}
+client_init pytables $VER "$@"
 HDF5_DIR=${HDF5_DIR:-/usr/lib/x86_64-linux-gnu/hdf5/serial}
 if [ ! -f "$HDF5_DIR/include/hdf5.h" ]; then
     echo "pytables: no HDF5 development files in $HDF5_DIR (apt install libhdf5-dev, or set HDF5_DIR)"
     exit 1
 fi
 export HDF5_DIR
-CACHE=${BLOSC2_CLIENTS_CACHE:-$HOME/.cache/blosc2-clients}/pytables-$VER
-mkdir -p "$CACHE"
-py=$CACHE/venv/bin/python
-[ -x "$py" ] || python3 -m venv "$CACHE/venv"
 "$py" -m pip install -q numpy numexpr "cython>=3" packaging py-cpuinfo \
     "setuptools>=70" wheel typing-extensions
 sdist=$CACHE/tables-$VER.tar.gz
@@ -48,7 +37,7 @@ if [ ! -f "$sdist" ]; then
     BLOSC2_DIR=$P "$py" -m pip download -q --no-deps --no-binary :all: \
         --no-build-isolation -d "$CACHE" "tables==$VER"
 fi
-key=$(cat "$P"/include/blosc2.h "$P"/include/b2nd.h "$P"/include/blosc2/*.h | sha256sum | cut -c1-16)
+key=$(headers_key)
 src=$CACHE/src-$key
 tree=$src/tables-$VER
 if ! ls "$tree"/tables/hdf5extension*.so >/dev/null 2>&1; then
