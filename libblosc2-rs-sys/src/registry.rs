@@ -93,12 +93,6 @@ impl<F: Copy, G: Copy> Functions<F, G> {
 struct CCodec {
     fns: Functions<CodecEncoder, CodecDecoder>,
 }
-// SAFETY: the registered functions are plain C function pointers that upstream
-// also calls from its worker threads.
-unsafe impl Send for CCodec {}
-// SAFETY: as above; only the loaded functions change after registration,
-// once, by OnceLock.
-unsafe impl Sync for CCodec {}
 
 type CodecEncoder = <blosc2_codec_encoder_cb as FnPtr>::Fn;
 type CodecDecoder = <blosc2_codec_decoder_cb as FnPtr>::Fn;
@@ -179,11 +173,6 @@ struct CFilter {
     id: u8,
     fns: Functions<FilterForward, FilterBackward>,
 }
-// SAFETY: plain C function pointers, as for CCodec.
-unsafe impl Send for CFilter {}
-// SAFETY: only the loaded functions change after registration, once, by
-// OnceLock.
-unsafe impl Sync for CFilter {}
 
 impl CFilter {
     fn functions(&self) -> (blosc2_filter_forward_cb, blosc2_filter_backward_cb) {
