@@ -180,6 +180,16 @@ pub fn register_filter(entry: FilterEntry) -> Result<()> {
     Ok(())
 }
 
+/// Forget every user codec and filter (ids from 160), keeping the plugins
+/// upstream registers itself: what `blosc2_init` does after
+/// `blosc2_destroy`, so that a set-up/tear-down cycle frees the ids.
+pub fn forget_user_plugins() {
+    let mut codecs = CODECS.write().unwrap_or_else(|e| e.into_inner());
+    codecs.retain(|c| c.id < USER_REGISTERED_START);
+    let mut filters = FILTERS.write().unwrap_or_else(|e| e.into_inner());
+    filters.retain(|f| f.id < USER_REGISTERED_START);
+}
+
 pub fn find_codec(id: u8) -> Option<CodecEntry> {
     let codecs = CODECS.read().unwrap_or_else(|e| e.into_inner());
     codecs.iter().find(|c| c.id == id).cloned()

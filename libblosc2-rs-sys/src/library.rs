@@ -20,6 +20,9 @@ pub(crate) static G_DELTA: AtomicBool = AtomicBool::new(false);
 /// process-wide state when the last user is gone, and even then never
 /// touches live contexts (they own everything they use).
 static INIT_COUNT: AtomicUsize = AtomicUsize::new(0);
+/// Set when `blosc2_destroy` released the last user: the next `blosc2_init`
+/// starts from an empty plugin registry, as upstream's does.
+static TORN_DOWN: AtomicBool = AtomicBool::new(false);
 
 pub(crate) const VERSION: &CStr = c"3.3.5";
 
@@ -27,7 +30,10 @@ pub(crate) const VERSION: &CStr = c"3.3.5";
 #[no_mangle]
 pub extern "C" fn blosc2_init() {
     guard("blosc2_init", (), || {
-        INIT_COUNT.fetch_add(1, Ordering::SeqCst);
+        if INIT_COUNT.fetch_add(1, Ordering::SeqCst) == 0 && TORN_DOWN.swap(false, Ordering::SeqCst)
+        {
+            super::registry::forget_user_plugins();
+        }
         super::registry::register_global_plugins();
     })
 }
@@ -36,7 +42,11 @@ pub extern "C" fn blosc2_init() {
 #[no_mangle]
 pub extern "C" fn blosc2_destroy() {
     guard("blosc2_destroy", (), || {
-        let _ = INIT_COUNT.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        if INIT_COUNT.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            == Ok(1)
+        {
+            TORN_DOWN.store(true, Ordering::SeqCst);
+        }
     })
 }
 

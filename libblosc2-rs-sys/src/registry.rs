@@ -314,6 +314,16 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
     })
 }
 
+/// Registered tuners: id and name.
+static TUNERS: std::sync::Mutex<Vec<(i32, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Forget the codecs, filters and tuners users registered (`blosc2_init`
+/// after `blosc2_destroy`, as upstream's init empties its tables).
+pub(crate) fn forget_user_plugins() {
+    registry::forget_user_plugins();
+    TUNERS.lock().unwrap_or_else(|p| p.into_inner()).clear();
+}
+
 /// Tuners are accepted as upstream accepts them (id >= 160, unique name per
 /// id). The automatic block size of this library does not consult them.
 ///
@@ -322,8 +332,6 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
     ffi_int!("blosc2_register_tuner", {
-        use std::sync::Mutex;
-        static TUNERS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
         // SAFETY: NULL checked by as_ref.
         let Some(t) = (unsafe { tuner.as_ref() }) else {
             return err(ErrorKind::InvalidParam);
