@@ -1492,13 +1492,6 @@ BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
 // `filter` is NULL or points to a valid `blosc2_filter` with a NUL-terminated name.
 BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
 
-// Tuners are accepted as upstream accepts them (id >= 160, unique name per
-// id). The automatic block size of this library does not consult them.
-//
-// # Safety
-// `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
-BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
-
 // Create a super-chunk (`storage` NULL = in-memory defaults).
 //
 // # Safety
@@ -1852,6 +1845,13 @@ int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
                                  int64_t *start,
                                  int64_t *stop,
                                  int64_t **chunks_idx);
+
+// Register a tuner (ids from 160; the same id again is accepted only with
+// the same name, as upstream does).
+//
+// # Safety
+// `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
+BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
 
 // Compress `nblocks` buffers into one VL-block chunk, one block each.
 // Returns the chunk size, 0 when it does not fit in `destsize` bytes, or a

@@ -228,6 +228,15 @@ pub struct PrefilterCall<'a> {
     pub ttmp: &'a mut [u8],
 }
 
+/// A user tuner, consulted before each chunk a context compresses (the
+/// `next_blocksize` step of upstream's tuners). A negative answer fails the
+/// chunk with [`ErrorKind::Tuner`]. The block size stays this library's
+/// choice or the one the parameters fix: a tuner written against the public
+/// API has no way to set one.
+pub trait Tuner: Send + Sync {
+    fn next_blocksize(&self) -> i32;
+}
+
 /// A user function run on each block before compression.
 pub trait Prefilter: Send + Sync {
     /// 0 on success.

@@ -2,7 +2,7 @@
 //! shuffle entry points.
 
 use super::boundary::{err, ffi_int, rc};
-use super::context_object::{core_cparams, effective_cparams};
+use super::context_object::{core_cparams, new_cctx, Kind};
 use super::ptr::{in_slice, out_slice};
 use super::types::blosc2_cparams;
 use blosc2_core::chunk::header::MIN_HEADER_LENGTH;
@@ -189,9 +189,19 @@ unsafe fn special(
     if destsize < 0 {
         return err(ErrorKind::Data);
     }
-    let Some(cp) = effective_cparams(cparams) else {
+    // a whole context, as upstream makes one: it refuses what a context
+    // refuses, and a user tuner is asked as for any other chunk
+    let Some(ctx) = new_cctx(cparams) else {
         return err(ErrorKind::NullPointer);
     };
+    let tuned = ctx.with_kind(|k| match k {
+        Kind::Compress(c) => c.consult_tuner(),
+        Kind::Decompress(_) => Ok(()),
+    });
+    if let Err(e) = tuned {
+        return err(e);
+    }
+    let cp = ctx.cparams;
     let core = core_cparams(&cp);
     let v = if kind == Special::Value {
         if value.is_null() {

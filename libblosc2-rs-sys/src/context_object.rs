@@ -202,6 +202,8 @@ pub(crate) fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
     } else {
         ctx.cparams.preparams = std::ptr::null_mut();
     }
+    // last, as upstream: the tuner's init sees the finished context
+    comp.tuner = super::tuners::attach(cp.tuner_id, cp.tuner_params, handle).ok()?;
     ctx.template = Kind::Compress(Box::new(comp.fork()));
     *ctx.kind.get_mut().unwrap_or_else(|p| p.into_inner()) = Kind::Compress(Box::new(comp));
     Some(ctx)

@@ -20,4 +20,5 @@ pub mod ptr;
 pub mod reading;
 pub mod registry;
 pub mod schunk;
+pub mod tuners;
 pub mod vlblocks;

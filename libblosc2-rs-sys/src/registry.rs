@@ -1,11 +1,11 @@
-//! `blosc2_register_codec`, `blosc2_register_filter`, `blosc2_register_tuner`:
+//! `blosc2_register_codec`, `blosc2_register_filter`:
 //! C callbacks wrapped as core plugins.
 
 use super::boundary::{err, ffi_int};
 use super::library::cstr_arg;
 use super::types::{
     blosc2_codec, blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_cparams, blosc2_dparams,
-    blosc2_filter, blosc2_filter_backward_cb, blosc2_filter_forward_cb, blosc2_tuner,
+    blosc2_filter, blosc2_filter_backward_cb, blosc2_filter_forward_cb,
 };
 use blosc2_core::error::ErrorKind;
 use blosc2_core::registry::{self, CodecEntry, FilterEntry, PluginContext};
@@ -314,46 +314,9 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
     })
 }
 
-/// Registered tuners: id and name.
-static TUNERS: std::sync::Mutex<Vec<(i32, String)>> = std::sync::Mutex::new(Vec::new());
-
 /// Forget the codecs, filters and tuners users registered (`blosc2_init`
 /// after `blosc2_destroy`, as upstream's init empties its tables).
 pub(crate) fn forget_user_plugins() {
     registry::forget_user_plugins();
-    TUNERS.lock().unwrap_or_else(|p| p.into_inner()).clear();
-}
-
-/// Tuners are accepted as upstream accepts them (id >= 160, unique name per
-/// id). The automatic block size of this library does not consult them.
-///
-/// # Safety
-/// `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
-    ffi_int!("blosc2_register_tuner", {
-        // SAFETY: NULL checked by as_ref.
-        let Some(t) = (unsafe { tuner.as_ref() }) else {
-            return err(ErrorKind::InvalidParam);
-        };
-        if t.id < 160 {
-            return err(ErrorKind::Failure);
-        }
-        let name = if t.name.is_null() {
-            String::new()
-        } else {
-            // SAFETY: non-NULL, NUL-terminated per contract.
-            unsafe { cstr_arg(t.name) }.to_string()
-        };
-        let mut tuners = TUNERS.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, n)) = tuners.iter().find(|(id, _)| *id == t.id) {
-            return if *n == name {
-                0
-            } else {
-                err(ErrorKind::Failure)
-            };
-        }
-        tuners.push((t.id, name));
-        0
-    })
+    super::tuners::forget();
 }

@@ -16,7 +16,7 @@ use super::pipeline::{self, PipelineSpec, PreStep};
 use crate::codecs::zstd;
 use crate::error::{ErrorKind, Result};
 use crate::pool::Pool;
-use crate::registry::{PluginContext, Prefilter, SchunkInfo};
+use crate::registry::{PluginContext, Prefilter, SchunkInfo, Tuner};
 use std::sync::{Arc, Mutex};
 
 /// Largest dictionary stored in a chunk.
@@ -134,6 +134,8 @@ pub struct Compressor {
     pub nchunk: i64,
     /// The super-chunk this context compresses for, shown to plugins.
     pub schunk: Option<Arc<SchunkInfo>>,
+    /// Consulted before each chunk.
+    pub tuner: Option<Arc<dyn Tuner>>,
 }
 
 impl Compressor {
@@ -149,6 +151,7 @@ impl Compressor {
             prefilter: None,
             nchunk: -1,
             schunk: None,
+            tuner: None,
         }
     }
 
@@ -164,7 +167,17 @@ impl Compressor {
             prefilter: self.prefilter.clone(),
             nchunk: self.nchunk,
             schunk: self.schunk.clone(),
+            tuner: self.tuner.clone(),
             ..Compressor::new(self.params.clone())
+        }
+    }
+
+    /// Ask the tuner, if any, before a chunk (upstream does so before it
+    /// checks anything else).
+    pub fn consult_tuner(&self) -> Result<()> {
+        match &self.tuner {
+            Some(t) if t.next_blocksize() < 0 => Err(ErrorKind::Tuner),
+            _ => Ok(()),
         }
     }
 
@@ -296,6 +309,7 @@ impl Compressor {
     /// Compress `src` into `dest`; returns the chunk size, or 0 when the data
     /// does not fit in `dest` even stored raw (upstream's convention).
     pub fn compress(&mut self, src: &[u8], dest: &mut [u8]) -> Result<usize> {
+        self.consult_tuner()?;
         let plan = self.plan(src.len(), dest.len())?;
         let p = &self.params;
         let extended = plan.header_len == EXTENDED_HEADER_LENGTH;

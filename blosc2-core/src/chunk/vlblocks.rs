@@ -436,6 +436,7 @@ impl Compressor {
     /// dictionary setting. Returns the chunk size, or 0 when it does not fit
     /// in `dest` (the chunk cannot fall back to being stored memcpyed).
     pub fn vlcompress(&mut self, srcs: &[&[u8]], dest: &mut [u8]) -> Result<usize> {
+        self.consult_tuner()?;
         let pre = self.prefilter.clone();
         let nchunk = self.nchunk;
         vlcompress(self.params(), pre.as_deref(), nchunk, srcs, dest)

@@ -71,6 +71,11 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
         let urlpath = unsafe { c_path(st.urlpath) };
         finish((|| {
             let eff = effective_cparams(cp).ok_or(ErrorKind::InvalidParam)?;
+            // upstream makes the compression context before anything else
+            if !crate::tuners::known(cp.tuner_id) {
+                trace_error!("Could not create compression ctx");
+                return Err(ErrorKind::NullPointer);
+            }
             let mut core = SuperChunk::new(Storage {
                 contiguous: st.contiguous,
                 urlpath,
