@@ -506,3 +506,56 @@ fn a_codec_that_cannot_be_loaded_is_unsupported_not_a_data_error() {
         }
     }
 }
+
+/// Counts its calls; refuses the chunk while `refuse`.
+struct CountingTuner {
+    calls: AtomicUsize,
+    refuse: AtomicBool,
+}
+
+impl registry::Tuner for CountingTuner {
+    fn next_blocksize(&self) -> i32 {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if self.refuse.load(Ordering::SeqCst) {
+            -1
+        } else {
+            0
+        }
+    }
+}
+
+#[test]
+fn a_tuner_is_asked_once_per_chunk_and_can_refuse_it() {
+    let tuner = Arc::new(CountingTuner {
+        calls: AtomicUsize::new(0),
+        refuse: AtomicBool::new(false),
+    });
+    let src = data();
+    for nthreads in [1, 4] {
+        tuner.calls.store(0, Ordering::SeqCst);
+        let mut c = Compressor::new(params(nthreads));
+        c.tuner = Some(tuner.clone());
+        let mut out = vec![0u8; NBYTES + 64];
+        let n = c.compress(&src, &mut out).unwrap();
+        // forks (spare contexts) keep the hook
+        c.fork().compress(&src, &mut out).unwrap();
+        c.vlcompress(&[&src[..100], &src[100..300]], &mut out)
+            .unwrap();
+        assert_eq!(tuner.calls.load(Ordering::SeqCst), 3);
+        // the tuner does not choose the bytes
+        let mut plain = vec![0u8; NBYTES + 64];
+        let m = Compressor::new(params(nthreads))
+            .compress(&src, &mut plain)
+            .unwrap();
+        let again = c.compress(&src, &mut out).unwrap();
+        assert_eq!((n, &out[..again]), (m, &plain[..m]));
+
+        tuner.refuse.store(true, Ordering::SeqCst);
+        assert_eq!(c.compress(&src, &mut out), Err(ErrorKind::Tuner));
+        assert_eq!(
+            c.vlcompress(&[&src[..100]], &mut out),
+            Err(ErrorKind::Tuner)
+        );
+        tuner.refuse.store(false, Ordering::SeqCst);
+    }
+}
