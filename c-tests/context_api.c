@@ -99,6 +99,17 @@ int main(void) {
   CHECK_EQ_INT(defaults.clevel, BLOSC2_CPARAMS_DEFAULTS.clevel);
   CHECK_EQ_INT(defaults.typesize, BLOSC2_CPARAMS_DEFAULTS.typesize);
 
+  /* An undefined filter id refuses the context, and so everything that
+   * makes one: a super-chunk, a special chunk (NULL_POINTER, as upstream). */
+  {
+    blosc2_cparams bad = BLOSC2_CPARAMS_DEFAULTS;
+    bad.filters[2] = 20;
+    CHECK(blosc2_create_cctx(bad) == NULL);
+    blosc2_storage st = {.contiguous = true, .cparams = &bad};
+    CHECK(blosc2_schunk_new(&st) == NULL);
+    CHECK_EQ_INT(blosc2_chunk_zeros(bad, 4000, dst, sizeof dst), BLOSC2_ERROR_NULL_POINTER);
+  }
+
   blosc2_destroy();
   return check_result("context_api");
 }

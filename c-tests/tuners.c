@@ -109,11 +109,15 @@ int main(int argc, char **argv) {
   CHECK_EQ_INT(ninit, 1);
   blosc2_free_ctx(d);
 
-  /* a failing init refuses the context */
+  /* a failing init refuses the context, and a super-chunk with it */
   fail_init = 1;
   CHECK(blosc2_create_cctx(cp) == NULL);
   CHECK_EQ_INT(ninit, 2);
+  blosc2_storage refused = {.contiguous = true, .cparams = &cp};
+  CHECK(blosc2_schunk_new(&refused) == NULL);
+  CHECK_EQ_INT(ninit, 3);
   fail_init = 0;
+  ninit = 2;
 
   /* a super-chunk's context: init when made, next_blocksize per chunk */
   blosc2_storage st = {.contiguous = true, .cparams = &cp};

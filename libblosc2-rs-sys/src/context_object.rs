@@ -177,6 +177,17 @@ fn filters_defined(filters: &[u8; 6]) -> bool {
         .all(|&f| !(5..=31).contains(&f) && !(37..=159).contains(&f))
 }
 
+/// Whether [`new_cctx`] refuses `cparams` before it runs anything of the
+/// user's (undefined filters, unknown tuners): callers that make files
+/// check first, as upstream makes the context before the frame.
+pub(crate) fn cctx_refused(cparams: &blosc2_cparams) -> bool {
+    if !filters_defined(&cparams.filters) {
+        trace_error!("filter is not yet defined");
+        return true;
+    }
+    !super::tuners::known(cparams.tuner_id)
+}
+
 pub(crate) fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
     if !filters_defined(&cparams.filters) {
         trace_error!("filter is not yet defined");

@@ -355,6 +355,14 @@ impl Handle {
         super::io::destroy_params(&self.io)
     }
 
+    /// Whether the compression context could be made (a tuner's init may
+    /// refuse it).
+    pub(crate) fn has_cctx(&self) -> bool {
+        // SAFETY: reads one pointer field of the handle's own C struct,
+        // which nothing writes while `&self` is borrowed here.
+        !unsafe { ptr::addr_of!((*self.c.get()).cctx).read() }.is_null()
+    }
+
     pub(crate) fn into_c(self: Box<Handle>) -> *mut blosc2_schunk {
         Box::into_raw(self).cast()
     }

@@ -7,7 +7,7 @@
 
 use super::call::c_path;
 use crate::boundary::{err, ffi_int, guard, trace_error};
-use crate::context_object::{core_cparams, effective_cparams};
+use crate::context_object::{cctx_refused, core_cparams, effective_cparams};
 use crate::handle::{handle, Handle};
 use crate::types::{blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_schunk, blosc2_storage};
 use blosc2_core::chunk::DParams;
@@ -71,8 +71,8 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
         let urlpath = unsafe { c_path(st.urlpath) };
         finish((|| {
             let eff = effective_cparams(cp).ok_or(ErrorKind::InvalidParam)?;
-            // upstream makes the compression context before anything else
-            if !crate::tuners::known(cp.tuner_id) {
+            // upstream makes the compression context before the frame
+            if cctx_refused(&cp) {
                 trace_error!("Could not create compression ctx");
                 return Err(ErrorKind::NullPointer);
             }
@@ -90,7 +90,13 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
             if unsafe { locking_requested(&io) } {
                 core.enable_locking();
             }
-            Ok(Handle::new(core, cp, dp, io))
+            let h = Handle::new(core, cp, dp, io);
+            // a tuner's init may still refuse the context
+            if !h.has_cctx() {
+                trace_error!("Could not create compression ctx");
+                return Err(ErrorKind::NullPointer);
+            }
+            Ok(h)
         })())
     })
 }
