@@ -181,16 +181,19 @@ fn filters_defined(filters: &[u8; 6]) -> bool {
 /// user's (undefined filters, unknown tuners): callers that make files
 /// check first, as upstream makes the context before the frame.
 pub(crate) fn cctx_refused(cparams: &blosc2_cparams) -> bool {
-    if !filters_defined(&cparams.filters) {
+    !filters_accepted(&cparams.filters) || !super::tuners::known(cparams.tuner_id)
+}
+
+fn filters_accepted(filters: &[u8; 6]) -> bool {
+    let ok = filters_defined(filters);
+    if !ok {
         trace_error!("filter is not yet defined");
-        return true;
     }
-    !super::tuners::known(cparams.tuner_id)
+    ok
 }
 
 pub(crate) fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
-    if !filters_defined(&cparams.filters) {
-        trace_error!("filter is not yet defined");
+    if !filters_accepted(&cparams.filters) {
         return None;
     }
     let cp = effective_cparams(cparams)?;

@@ -51,21 +51,31 @@ impl Tuner for CTuner {
     }
 }
 
-/// Whether a context for `tuner_id` can be made: upstream refuses ids that
-/// name no registered tuner, and tuners registered without functions (a
-/// plugin to be loaded by name; see the module note on why none is).
-pub(crate) fn known(tuner_id: c_int) -> bool {
+/// The functions of the tuner a context for `tuner_id` runs: `None` for
+/// the built-in one, `Err` (traced) when upstream refuses the id: it names
+/// no registered tuner, or a tuner registered without functions (a plugin
+/// to be loaded by name; see the module note on why none is).
+fn lookup(tuner_id: c_int) -> Result<Option<(InitFn, Option<StepFn>)>, ()> {
     if tuner_id <= 0 || tuner_id == BLOSC_BTUNE {
-        return true;
+        return Ok(None);
     }
     let tuners = TUNERS.lock().unwrap_or_else(|p| p.into_inner());
-    let found = tuners.iter().find(|t| t.id == tuner_id);
-    match found {
+    match tuners.iter().find(|t| t.id == tuner_id) {
         None => trace_error!("User-defined tuner {tuner_id} not found"),
-        Some(t) if t.init.is_none() => trace_error!("Could not load tuner {tuner_id}."),
-        Some(_) => return true,
+        Some(Entry { init: None, .. }) => trace_error!("Could not load tuner {tuner_id}."),
+        Some(Entry {
+            init: Some(init),
+            next_blocksize,
+            ..
+        }) => return Ok(Some((*init, *next_blocksize))),
     }
-    false
+    Err(())
+}
+
+/// Whether a context for `tuner_id` can be made (before running anything
+/// of the tuner's).
+pub(crate) fn known(tuner_id: c_int) -> bool {
+    lookup(tuner_id).is_ok()
 }
 
 /// Upstream's tuner step of `blosc2_create_cctx` for the context at `ctx`:
@@ -76,18 +86,10 @@ pub(crate) fn attach(
     tuner_params: *mut c_void,
     ctx: *mut blosc2_context,
 ) -> Result<Option<Arc<dyn Tuner>>, ()> {
-    if tuner_id <= 0 || tuner_id == BLOSC_BTUNE {
+    // the lock is released before init: the tuner may call the library
+    let Some((init, next)) = lookup(tuner_id)? else {
         return Ok(None);
-    }
-    if !known(tuner_id) {
-        return Err(());
-    }
-    let (init, next) = {
-        let tuners = TUNERS.lock().unwrap_or_else(|p| p.into_inner());
-        let t = tuners.iter().find(|t| t.id == tuner_id).ok_or(())?;
-        (t.init.ok_or(())?, t.next_blocksize)
     };
-    // The lock is released: the tuner may call back into the library.
     // SAFETY: a registered tuner callback; `tuner_params` is the caller's,
     // passed through as upstream does; `ctx` is the context being made.
     if unsafe { init(tuner_params, ctx, std::ptr::null_mut()) } < 0 {
