@@ -6,7 +6,7 @@
 #                             lib/cmake/Blosc2/, bin/b2 (the command-line tool)
 #   make test                 everything CI runs (scripts/run-tests.sh), with a summary
 #   make test-conformance     upstream's own tests and examples on our library
-#   make test-clients         client suites on our library (python-blosc2 and its examples, hdf5plugin, imagecodecs, OpenZL, PyTables; long)
+#   make test-clients         client suites on our library (python-blosc2 and its examples, hdf5plugin, imagecodecs, OpenZL, PyTables, b2h5py; long)
 #   make headers              regenerate include/ from the Rust sources (cbindgen)
 #   make clean
 #
@@ -168,6 +168,7 @@ test-clients: build
 	sh scripts/client-openzl.sh "$$PWD/build/prefix"
 	sh scripts/client-pytables.sh "$$PWD/build/prefix"
 	sh scripts/client-pyexamples.sh "$$PWD/build/prefix"
+	sh scripts/client-b2h5py.sh "$$PWD/build/prefix"
 
 # Re-derive LIBS_PRIVATE (rebuilds the staticlib once with the flag); leave
 # -lgcc_s out of what it prints (see LIBS_PRIVATE).
