@@ -25,7 +25,7 @@ VER=3.11.1
 client_init pytables $VER "$@"
 HDF5_DIR=${HDF5_DIR:-/usr/lib/x86_64-linux-gnu/hdf5/serial}
 if [ ! -f "$HDF5_DIR/include/hdf5.h" ]; then
-    echo "pytables: no HDF5 development files in $HDF5_DIR (apt install libhdf5-dev, or set HDF5_DIR)"
+    echo "pytables: no HDF5 development files in $HDF5_DIR (apt-get update && apt-get install libhdf5-dev, or set HDF5_DIR)"
     exit 1
 fi
 export HDF5_DIR
