@@ -3,18 +3,32 @@
 #   make                      cargo build --release (with zlib-ng when cmake can be had)
 #   make install PREFIX=DIR   lib/libblosc2.so.9 (+ .so link, .a), include/,
 #                             lib/pkgconfig/blosc2.pc and blosc2-static.pc,
-#                             lib/cmake/Blosc2/, bin/b2 (the command-line tool)
+#                             lib/cmake/Blosc2/, bin/b2 (the command-line tool);
+#                             LIBDIR=, INCLUDEDIR=, BINDIR= (relative to PREFIX, or
+#                             absolute) as GNUInstallDirs' CMAKE_INSTALL_*DIR, DESTDIR=
+#                             for staging, CMAKE_ARGS= for any other CMake option
+#                             (e.g. CMAKE_ARGS=-DDEACTIVATE_ZSTD=ON)
 #   make test                 everything CI runs (scripts/run-tests.sh), with a summary
 #   make test-conformance     upstream's own tests and examples on our library
 #   make test-clients         client suites on our library (python-blosc2 and its examples, hdf5plugin, imagecodecs, OpenZL, PyTables, b2h5py; long)
 #   make headers              regenerate include/ from the Rust sources (cbindgen)
 #   make clean
 #
+# `make install` builds with cargo, then installs through CMakeLists.txt
+# (`cmake --install` of the built library, no second build), so the install
+# layout is defined once, in cmake/Blosc2Install.cmake, for both routes.
+# cmake comes from scripts/ensure-cmake.sh (the system's, or one installed
+# from PyPI).
+#
 # Only POSIX make features are used in the rules below, plus `?=`.
 
 PREFIX ?= /usr/local
+LIBDIR ?= lib
+INCLUDEDIR ?= include
+BINDIR ?= bin
 DESTDIR ?=
 CARGO ?= cargo
+CMAKE_ARGS ?=
 SHELL = /bin/sh
 
 VERSION = 3.3.5
@@ -22,11 +36,13 @@ VERSION_MAJOR = 3
 SOVERSION = 9
 
 # Where cargo puts its output (honours CARGO_TARGET_DIR like cargo does).
-TARGET_DIR ?= $${CARGO_TARGET_DIR:-target}
+TARGET_DIR ?= $${CARGO_TARGET_DIR:-$$PWD/target}
+# The CMake build directory `make install` installs from.
+CMAKE_FILES_DIR ?= build/cmake-files
 
-# What `make install` copies; overridable so that the install layout (and the
-# whole test suite) can be exercised with another build of libblosc2, e.g. the
-# reference C library: see `make test-c-ref`.
+# What `make install-files` copies; overridable so that the install layout
+# (and the whole test suite) can be exercised with another build of
+# libblosc2, e.g. the reference C library: see `make test-c-ref`.
 SRC_SO ?= $(TARGET_DIR)/release/libblosc2.so
 SRC_A ?= $(TARGET_DIR)/release/libblosc2.a
 # The `b2` command-line tool; installed into bin/ when it was built (a
@@ -59,7 +75,8 @@ all: build
 # The shipped library inflates and deflates with zlib-ng, as the reference
 # does (a third fewer instructions than zlib-rs inflating), which needs cmake
 # at build time: scripts/ensure-cmake.sh finds one or installs one from PyPI.
-# Without cmake the build still succeeds, on zlib-rs, and says so.
+# Without cmake the build still succeeds, on zlib-rs, and says so (but
+# `make install` needs cmake: the install rules are the CMake project's).
 build:
 	@if cmake=$$(sh scripts/ensure-cmake.sh); then \
 		echo "make: zlib-ng built with $$cmake"; \
@@ -76,50 +93,36 @@ headers:
 
 install: build install-files
 
-# Copies an already built library; `make install` = build + this.
+# Installs an already built library (SRC_SO, SRC_A, SRC_BIN, SRC_INCLUDE)
+# through the same CMake install rules, without cargo.
 install-files:
 	@test -f "$(SRC_INCLUDE)/blosc2.h" || { echo "install: $(SRC_INCLUDE)/blosc2.h missing (run 'make headers')" >&2; exit 1; }
 	@test -f "$(SRC_SO)" || { echo "install: $(SRC_SO) missing (run 'make build')" >&2; exit 1; }
 	@test -f "$(SRC_A)" || { echo "install: $(SRC_A) missing (run 'make build')" >&2; exit 1; }
-	mkdir -p "$(DESTDIR)$(PREFIX)/lib/pkgconfig" "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2" \
-		"$(DESTDIR)$(PREFIX)/include/blosc2"
-	install -m 755 "$(SRC_SO)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)"
-	ln -sf "libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so"
-	install -m 644 "$(SRC_A)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.a"
-	# the build keeps debug info for profiling; an installed library need not
-	if [ -f "$(SRC_BIN)" ]; then \
-		mkdir -p "$(DESTDIR)$(PREFIX)/bin" && install -m 755 "$(SRC_BIN)" "$(DESTDIR)$(PREFIX)/bin/b2" && \
-		{ ! command -v strip >/dev/null 2>&1 || strip --strip-debug "$(DESTDIR)$(PREFIX)/bin/b2"; }; \
-	else echo "install: $(SRC_BIN) not built, no bin/b2"; fi
-	if command -v strip >/dev/null 2>&1; then \
-		strip --strip-debug "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.a"; \
-	fi
-	install -m 644 "$(SRC_INCLUDE)/blosc2.h" "$(DESTDIR)$(PREFIX)/include/blosc2.h"
-	if [ -f "$(SRC_INCLUDE)/b2nd.h" ]; then install -m 644 "$(SRC_INCLUDE)/b2nd.h" "$(DESTDIR)$(PREFIX)/include/b2nd.h"; fi
-	for h in "$(SRC_INCLUDE)"/blosc2/*.h; do \
-		if [ -f "$$h" ]; then install -m 644 "$$h" "$(DESTDIR)$(PREFIX)/include/blosc2/" || exit 1; fi; \
-	done
-	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|g' \
-		cmake/blosc2.pc.in > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2.pc"
-	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|g' \
-		cmake/blosc2-static.pc.in > "$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2-static.pc"
-	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
-		cmake/Blosc2Config.cmake.in > "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2/Blosc2Config.cmake"
-	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@SIZEOF_VOID_P@|8|g' \
-		cmake/Blosc2ConfigVersion.cmake.in > "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2/Blosc2ConfigVersion.cmake"
-	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
-		-e 's|@CMAKE_LIBS_PRIVATE@|$(CMAKE_LIBS_PRIVATE)|g' \
-		cmake/Blosc2Targets.cmake.in > "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2/Blosc2Targets.cmake"
+	@mkdir -p build; cmake=$$(sh scripts/ensure-cmake.sh) || exit 1; \
+	inc=$$(cd "$(SRC_INCLUDE)" && pwd); so=$$(cd "$$(dirname "$(SRC_SO)")" && pwd)/$$(basename "$(SRC_SO)"); \
+	a=$$(cd "$$(dirname "$(SRC_A)")" && pwd)/$$(basename "$(SRC_A)"); \
+	bin=; if [ -f "$(SRC_BIN)" ]; then bin=$$(cd "$$(dirname "$(SRC_BIN)")" && pwd)/$$(basename "$(SRC_BIN)"); \
+		else echo "install: $(SRC_BIN) not built, no bin/b2"; fi; \
+	case "$(PREFIX)" in /*) prefix="$(PREFIX)" ;; *) prefix="$$PWD/$(PREFIX)" ;; esac; \
+	rm -rf "$(CMAKE_FILES_DIR)"; \
+	"$$cmake" -S . -B "$(CMAKE_FILES_DIR)" -DBUILD_TESTS=OFF -DBUILD_FUZZERS=OFF \
+		-DBUILD_BENCHMARKS=OFF -DBUILD_EXAMPLES=OFF \
+		-DBLOSC2_RS_PREBUILT_SHARED="$$so" -DBLOSC2_RS_PREBUILT_STATIC="$$a" \
+		-DBLOSC2_RS_PREBUILT_B2="$$bin" -DBLOSC2_RS_BUILD_B2=ON \
+		-DBLOSC2_RS_PREBUILT_INCLUDEDIR="$$inc" \
+		-DBLOSC2_RS_LIBS_PRIVATE="$(LIBS_PRIVATE)" -DBLOSC2_RS_CMAKE_LIBS_PRIVATE="$(CMAKE_LIBS_PRIVATE)" \
+		-DCMAKE_INSTALL_PREFIX="$$prefix" -DCMAKE_INSTALL_LIBDIR="$(LIBDIR)" \
+		-DCMAKE_INSTALL_INCLUDEDIR="$(INCLUDEDIR)" -DCMAKE_INSTALL_BINDIR="$(BINDIR)" \
+		$(CMAKE_ARGS) >"$(CMAKE_FILES_DIR).configure.log" 2>&1 || \
+		{ cat "$(CMAKE_FILES_DIR).configure.log" >&2; exit 1; }; \
+	"$$cmake" --build "$(CMAKE_FILES_DIR)" >/dev/null && \
+	DESTDIR="$(DESTDIR)" "$$cmake" --install "$(CMAKE_FILES_DIR)"
 
+# Removes what the last `make install` installed (CMake's install manifest).
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/b2"
-	rm -f "$(DESTDIR)$(PREFIX)/lib/libblosc2.so.$(SOVERSION)" "$(DESTDIR)$(PREFIX)/lib/libblosc2.so" \
-		"$(DESTDIR)$(PREFIX)/lib/libblosc2.a" "$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2.pc" \
-		"$(DESTDIR)$(PREFIX)/lib/pkgconfig/blosc2-static.pc" \
-		"$(DESTDIR)$(PREFIX)/include/blosc2.h" "$(DESTDIR)$(PREFIX)/include/b2nd.h"
-	rm -rf "$(DESTDIR)$(PREFIX)/lib/cmake/Blosc2"
-	for h in "$(SRC_INCLUDE)"/blosc2/*.h; do rm -f "$(DESTDIR)$(PREFIX)/include/blosc2/$${h##*/}"; done
-	rmdir "$(DESTDIR)$(PREFIX)/include/blosc2" 2>/dev/null || true
+	@cmake=$$(sh scripts/ensure-cmake.sh) || exit 1; \
+		DESTDIR="$(DESTDIR)" "$$cmake" --build "$(CMAKE_FILES_DIR)" --target uninstall
 
 # Full suite: cargo test/fmt/clippy, install into a temp prefix, C tests
 # against it, interop corpora.  Ends with a summary; exit status 0 = green.
