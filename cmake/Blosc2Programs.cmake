@@ -21,21 +21,29 @@ if(BUILD_TESTS OR BUILD_FUZZERS)
     enable_testing()
 endif()
 
+# One program per DIR/*.c, named PREFIX_<file>; with RUN, also a ctest
+# test, each in a directory of its own (several write files by fixed names,
+# and `ctest -j` runs them side by side).  Exit status 77 is the program's
+# own "not applicable here" (e.g. a codec the build left out), as in
+# c-tests/run.sh.
+function(_blosc2_programs_of dir prefix run)
+    file(GLOB _srcs CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${dir}/*.c")
+    foreach(_src IN LISTS _srcs)
+        get_filename_component(_name "${_src}" NAME_WE)
+        set(_exe ${prefix}_${_name})
+        _blosc2_program(${_exe} "${_src}" ${BLOSC2_TEST_TARGET})
+        if(run)
+            file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/ctest/${_exe}")
+            add_test(NAME ${_exe} COMMAND ${_exe}
+                WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/ctest/${_exe}")
+            set_tests_properties(${_exe} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+        endif()
+    endforeach()
+endfunction()
+
 # --- BUILD_TESTS: every c-tests/*.c program -----------------------------------------
 if(BUILD_TESTS)
-    file(GLOB _blosc2_tests CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/c-tests/*.c")
-    foreach(_src IN LISTS _blosc2_tests)
-        get_filename_component(_name "${_src}" NAME_WE)
-        _blosc2_program(test_${_name} "${_src}" ${BLOSC2_TEST_TARGET})
-        # Each in a directory of its own: several write files by fixed
-        # names, and `ctest -j` runs them side by side.
-        file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/ctest/test_${_name}")
-        add_test(NAME test_${_name} COMMAND test_${_name}
-            WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/ctest/test_${_name}")
-        # 77: the program's own "not applicable here" (e.g. a feature the
-        # build left out), as in c-tests/run.sh.
-        set_tests_properties(test_${_name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
-    endforeach()
+    _blosc2_programs_of(c-tests test ON)
 endif()
 
 # --- BUILD_FUZZERS: the C-API fuzz drivers, run over the committed corpora ---------
@@ -109,15 +117,5 @@ endif()
 
 # --- BUILD_EXAMPLES -----------------------------------------------------------------
 if(BUILD_EXAMPLES)
-    file(GLOB _blosc2_examples CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/examples/*.c")
-    foreach(_src IN LISTS _blosc2_examples)
-        get_filename_component(_name "${_src}" NAME_WE)
-        _blosc2_program(example_${_name} "${_src}" ${BLOSC2_TEST_TARGET})
-        if(BUILD_TESTS)
-            file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/ctest/example_${_name}")
-            add_test(NAME example_${_name} COMMAND example_${_name}
-                WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/ctest/example_${_name}")
-            set_tests_properties(example_${_name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
-        endif()
-    endforeach()
+    _blosc2_programs_of(examples example ${BUILD_TESTS})
 endif()
