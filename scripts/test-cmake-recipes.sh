@@ -47,6 +47,9 @@ export CARGO_NET_OFFLINE=true
 CC=${CC:-cc}
 cmake=$(sh scripts/ensure-cmake.sh) || { echo "SKIP cmake-recipes: no cmake (scripts/ensure-cmake.sh failed)"; exit 0; }
 export PATH="$(dirname "$cmake"):$PATH"
+# The cmake zlib-ng's build uses, as `make build` gives it: the same
+# environment keeps cargo's artifacts fresh across the recipes.
+export CMAKE="$cmake"
 ninja=$(command -v ninja 2>/dev/null || true)
 if [ -z "$ninja" ] && [ -x "$(dirname "$cmake")/python" ]; then
     # The private venv of ensure-cmake.sh can take ninja from PyPI too.
