@@ -311,9 +311,9 @@ else
     cflags=$(pkg-config --cflags blosc2 2>"$log")
     libs=$(pkg-config --static --libs blosc2 2>>"$log")
     # Under -static the linker takes libblosc2.a for -lblosc2; the system
-    # libraries come from Libs.private. glibc warns that getaddrinfo and
-    # getpwuid_r (in Rust's std, unused by the library) need its shared
-    # modules at run time; only errors count.
+    # libraries come from Libs.private. glibc warns that dlopen (plugins
+    # loaded by name) needs its shared libraries at run time; only errors
+    # count.
     if [ $can_static = 0 ]; then
         skip pkg-config-static "no static C library to link -static with (see $OUT/logs/static-probe.log)"
     # shellcheck disable=SC2086

@@ -51,6 +51,9 @@ mkdir -p "$logs"
 : >"$summary.tmp"
 t_start=$(date +%s)
 nfail=0
+# Stopped from outside (a CI time limit): say which parts finished and how
+# long each took before going.
+trap 'echo; echo "================ make test stopped after $(elapsed "$t_start") ================"; cat "$summary.tmp"; echo "RESULT: STOPPED"; exit 143' TERM INT HUP
 
 wanted() {
     case " $TEST_PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac
@@ -68,7 +71,9 @@ run_logged() {
     part=$1
     shift
     echo
-    echo "==> [$part] $*"
+    # the clock and the time so far, so that a run cut off by a time limit
+    # still tells where its minutes went
+    echo "==> [$part] $(date -u +%H:%M:%S) (+$(elapsed "$t_start")) $*"
     rcfile=$logs/$part.rc
     { "$@"; echo $? >"$rcfile"; } 2>&1 | tee "$logs/$part.log"
     rc=$(cat "$rcfile" 2>/dev/null || echo 1)

@@ -271,9 +271,10 @@ vendor_project() {
         s/add_executable(Blosc2__blosc2 /add_executable(unified_exe /;
         s/target_link_libraries(Blosc2__blosc2 PRIVATE/target_link_libraries(unified_exe PRIVATE/' "$1/CMakeLists.txt"
 }
+# vendored NAME DIR [BUILD_TYPE]
 vendored() {
-    n=$1 dir=$2
-    if run $n "$cmake" -S "$dir" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$CC" \
+    n=$1 dir=$2 bt=${3:-Release}
+    if run $n "$cmake" -S "$dir" -B "$dir/build" -DCMAKE_BUILD_TYPE="$bt" -DCMAKE_C_COMPILER="$CC" \
         -DCMAKE_INSTALL_PREFIX="$dir/installed" &&
         run $n "$cmake" --build "$dir/build" &&
         run $n "$dir/build/blosc2_static_exe" && run $n "$dir/build/blosc2_shared_exe" &&
@@ -307,7 +308,10 @@ if wanted fetchcontent-git; then
         vendor_project "$tmp/fc-git" "include(FetchContent)
 FetchContent_Declare(blosc2 GIT_REPOSITORY \"$tmp/clone\" GIT_TAG $(git -C "$root" rev-parse HEAD))
 FetchContent_MakeAvailable(blosc2)"
-        vendored fetchcontent-git "$tmp/fc-git"
+        # A clone elsewhere is another package to cargo, so its crates are
+        # built again: Debug keeps that to the dev profile, whose
+        # dependencies `cargo test` already built.
+        vendored fetchcontent-git "$tmp/fc-git" Debug
     fi
 fi
 
@@ -343,7 +347,9 @@ elif wanted options; then
     n=options
     why=
     check=$root/c-tests/options/codecs_present.c
-    # A cheaper profile for these extra configurations: no fat LTO.
+    # Debug (cargo's dev profile) for these extra configurations: no fat LTO,
+    # and the dependencies are the ones `cargo test` already built in the
+    # same target directory.
     for cfg in "no-zstd:-DDEACTIVATE_ZSTD=ON:blosclz,lz4,lz4hc,zlib" \
         "lite:-DBUILD_LITE=ON -DBUILD_PLUGINS=OFF -DDEACTIVATE_AVX2=ON:blosclz,lz4,lz4hc"; do
         name=${cfg%%:*}
@@ -352,7 +358,7 @@ elif wanted options; then
         expect=${rest#*:}
         bld=$tmp/options-$name
         # shellcheck disable=SC2086
-        if run $n "$cmake" -S "$root" -B "$bld" -DBLOSC2_RS_CARGO_PROFILE=quick -DBLOSC2_RS_BUILD_B2=OFF \
+        if run $n "$cmake" -S "$root" -B "$bld" -DCMAKE_BUILD_TYPE=Debug -DBLOSC2_RS_BUILD_B2=OFF \
             -DBUILD_TESTS=OFF -DBUILD_FUZZERS=OFF -DBUILD_BENCHMARKS=OFF -DBUILD_EXAMPLES=OFF $opts &&
             run $n "$cmake" --build "$bld" &&
             run $n $CC -I"$root/include" "$check" -o "$bld/codecs_present" -L"$bld/blosc" -lblosc2 &&
