@@ -72,6 +72,19 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+// The LZ4 codecs are always there (as in upstream), so the C library comes
+// from exactly one place.
+#[cfg(all(feature = "bundled-lz4", feature = "system-lz4"))]
+compile_error!(
+    "features `bundled-lz4` and `system-lz4` are both on: choose one (with \
+     `--no-default-features` to drop the default `bundled-lz4`)"
+);
+#[cfg(not(any(feature = "bundled-lz4", feature = "system-lz4")))]
+compile_error!(
+    "no lz4: enable feature `bundled-lz4` (the lz4 that lz4-sys builds) or \
+     `system-lz4` (the host's liblz4)"
+);
+
 mod api;
 pub mod error;
 

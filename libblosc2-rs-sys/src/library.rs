@@ -4,7 +4,7 @@
 use super::boundary::{err, ffi_int, guard};
 use super::types::{blosc_threads_callback, blosc_timestamp_t};
 use blosc2_core::error::{cmessage_for_code, ErrorKind};
-use blosc2_core::registry;
+use blosc2_core::{codecs, registry};
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::os::raw::c_void;
 use std::sync::atomic::{AtomicBool, AtomicI16, AtomicI32, AtomicU8, AtomicUsize, Ordering};
@@ -67,25 +67,39 @@ pub extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
     cmessage_for_code(error_code).as_ptr()
 }
 
+/// The built-in codecs this build has (upstream's list leaves out those its
+/// build deactivated).
 #[no_mangle]
 pub extern "C" fn blosc2_list_compressors() -> *const c_char {
-    c"blosclz,lz4,lz4hc,zlib,zstd".as_ptr()
+    match (codecs::HAVE_ZLIB, codecs::HAVE_ZSTD) {
+        (true, true) => c"blosclz,lz4,lz4hc,zlib,zstd",
+        (true, false) => c"blosclz,lz4,lz4hc,zlib",
+        (false, true) => c"blosclz,lz4,lz4hc,zstd",
+        (false, false) => c"blosclz,lz4,lz4hc",
+    }
+    .as_ptr()
 }
 
-/// Built-in codec names as C strings.
-fn builtin_name(code: i32) -> Option<&'static CStr> {
-    Some(match code {
+/// Built-in codec names as C strings, with the code upstream's
+/// `blosc2_compcode_to_compname` returns: -1 for a codec its build left
+/// out, whose name it still gives.
+fn builtin_name(code: i32) -> Option<(i32, &'static CStr)> {
+    let have = u8::try_from(code).is_ok_and(codecs::is_builtin_available);
+    let name = match code {
         0 => c"blosclz",
         1 => c"lz4",
         2 => c"lz4hc",
         4 => c"zlib",
         5 => c"zstd",
-        _ => return GLOBAL_PLUGINS.iter().find(|p| p.0 == code).map(|p| p.1),
-    })
+        _ => return global_plugins().find(|p| p.0 == code).map(|p| (p.0, p.1)),
+    };
+    Some((if have { code } else { -1 }, name))
 }
 
 /// The codecs upstream registers at start-up (ids 32-40), whether or not
 /// they can run: their names and ids are known to the name functions.
+/// Upstream registers them only when built with plugins, and ZFP's only
+/// when it is built too: see [`global_plugins`].
 pub(crate) const GLOBAL_PLUGINS: [(i32, &CStr); 9] = [
     (32, c"ndlz"),
     (33, c"zfp_acc"),
@@ -98,9 +112,15 @@ pub(crate) const GLOBAL_PLUGINS: [(i32, &CStr); 9] = [
     (40, c"htj2k"),
 ];
 
+/// The part of [`GLOBAL_PLUGINS`] this build registers.
+pub(crate) fn global_plugins() -> impl Iterator<Item = &'static (i32, &'static CStr)> {
+    GLOBAL_PLUGINS.iter().filter(|p| {
+        codecs::HAVE_PLUGINS && (codecs::HAVE_ZFP || !(33..=35).contains(&p.0))
+    })
+}
+
 fn global_plugin(name: &str) -> Option<i32> {
-    GLOBAL_PLUGINS
-        .iter()
+    global_plugins()
         .find(|p| p.1.to_bytes() == name.as_bytes())
         .map(|p| p.0)
 }
@@ -127,8 +147,10 @@ pub(crate) fn compname_to_code(name: &str) -> i32 {
         "blosclz" => 0,
         "lz4" => 1,
         "lz4hc" => 2,
-        "zlib" => 4,
-        "zstd" => 5,
+        // a codec the build left out is an unknown name, as upstream's
+        "zlib" if codecs::HAVE_ZLIB => 4,
+        "zstd" if codecs::HAVE_ZSTD => 5,
+        "zlib" | "zstd" => -1,
         other => global_plugin(other)
             .or_else(|| registry::find_codec_by_name(other).map(|c| c.id as i32))
             .unwrap_or(-1),
@@ -144,7 +166,7 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
 ) -> c_int {
     ffi_int!("blosc2_compcode_to_compname", {
         let (code, name) = match builtin_name(compcode) {
-            Some(n) => (compcode, n.as_ptr()),
+            Some((code, n)) => (code, n.as_ptr()),
             None => match u8::try_from(compcode).ok().and_then(registry::find_codec) {
                 Some(c) => (compcode, static_cstr(&c.name)),
                 None => (-1, std::ptr::null()),
@@ -176,8 +198,12 @@ fn clib_of(name: &str) -> Option<(i32, &'static str, String)> {
     Some(match name {
         "blosclz" => (0, "BloscLZ", "2.5.3".to_string()),
         "lz4" | "lz4hc" => (1, "LZ4", "1.10.0".to_string()),
-        "zlib" => (3, "Zlib", "2.2.5".to_string()),
-        "zstd" => (4, "Zstd", "1.5.7".to_string()),
+        // a codec left out keeps its library name; upstream then reports
+        // its version as "unknown"
+        "zlib" if codecs::HAVE_ZLIB => (3, "Zlib", "2.2.5".to_string()),
+        "zstd" if codecs::HAVE_ZSTD => (4, "Zstd", "1.5.7".to_string()),
+        "zlib" => (3, "Zlib", "unknown".to_string()),
+        "zstd" => (4, "Zstd", "unknown".to_string()),
         other if global_plugin(other).is_some() => {
             return global_plugin(other).map(|id| (id, "", "unknown".to_string()))
         }

@@ -220,15 +220,17 @@ impl registry::Filter for CFilter {
 
 /// Register the codecs upstream registers at start-up by name only
 /// (openhtj2k, grok, openzl, j2k, htj2k), so that chunks made with them
-/// load their plugin when first met. Idempotent.
+/// load their plugin when first met. Idempotent. Nothing without the
+/// `plugins` feature.
 pub(crate) fn register_global_plugins() {
     static DONE: std::sync::Once = std::sync::Once::new();
     DONE.call_once(register_global_plugins_now);
 }
 
 fn register_global_plugins_now() {
-    // the others (ndlz, zfp) are built in
-    let loadable = super::library::GLOBAL_PLUGINS.iter().filter(|p| p.0 >= 36);
+    // the others (ndlz, zfp) are built in; without `plugins` none is
+    // registered, as upstream built without BUILD_PLUGINS registers none
+    let loadable = super::library::global_plugins().filter(|p| p.0 >= 36);
     for &(id, name) in loadable {
         let id = id as u8;
         let name = name.to_string_lossy().into_owned();

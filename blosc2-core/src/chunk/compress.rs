@@ -13,7 +13,7 @@ use super::header::{
 };
 use super::params::{codec, CParams};
 use super::pipeline::{self, PipelineSpec, PreStep};
-use crate::codecs::zstd;
+use crate::codecs;
 use crate::error::{ErrorKind, Result};
 use crate::pool::Pool;
 use crate::registry::{PluginContext, Prefilter, SchunkInfo, Tuner};
@@ -682,7 +682,7 @@ impl Compressor {
             return Ok(None);
         }
         let sizes = vec![sample_size; nsamples];
-        match zstd::train_dict(&samples[..need], &sizes, dict_maxsize) {
+        match codecs::train_dict(&samples[..need], &sizes, dict_maxsize) {
             Ok(d) if !d.is_empty() => Ok(Some(d)),
             _ => Ok(None),
         }

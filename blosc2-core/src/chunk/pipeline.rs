@@ -3,9 +3,11 @@
 
 use super::header::{filter_id, MAX_FILTERS};
 use crate::error::{ErrorKind, Result};
-use crate::filters::{
-    bitshuffle, bytedelta, delta, int_trunc, ndcell, ndmean, shuffle, trunc_prec,
-};
+use crate::filters::{bitshuffle, delta, shuffle, trunc_prec};
+// Upstream's plugin filters: registered only when built with plugins;
+// without, their ids are unknown like any unregistered one.
+#[cfg(feature = "plugins")]
+use crate::filters::{bytedelta, int_trunc, ndcell, ndmean};
 use crate::registry::{self, PluginContext, Postfilter, PostfilterCall, Prefilter, PrefilterCall};
 
 /// Everything a block's filters need to know about the chunk.
@@ -98,16 +100,26 @@ pub(crate) fn forward(
                 delta::delta_encode(dref, offset, src, dst, ts);
             }
             filter_id::TRUNC_PREC => trunc_prec::trunc_prec(meta as i8, ts, src, dst)?,
-            filter_id::BYTEDELTA => bytedelta::forward(meta, ts, src, dst)?,
-            filter_id::BYTEDELTA_BUGGY => bytedelta::forward_buggy(meta, ts, src, dst)?,
-            filter_id::INT_TRUNC => int_trunc::forward(meta as i8, ts, src, dst)?,
             // built-in plugins (upstream registers them at start-up)
+            #[cfg(feature = "plugins")]
+            filter_id::BYTEDELTA => bytedelta::forward(meta, ts, src, dst)?,
+            #[cfg(feature = "plugins")]
+            filter_id::BYTEDELTA_BUGGY => bytedelta::forward_buggy(meta, ts, src, dst)?,
+            #[cfg(feature = "plugins")]
+            filter_id::INT_TRUNC => int_trunc::forward(meta as i8, ts, src, dst)?,
+            #[cfg(feature = "plugins")]
             ndcell::ID => ndcell::run(true, src, dst, meta, plugin_ctx)
                 .map_err(|_| ErrorKind::FilterPipeline)?,
+            #[cfg(feature = "plugins")]
             ndmean::ID => ndmean::run(true, src, dst, meta, plugin_ctx)
                 .map_err(|_| ErrorKind::FilterPipeline)?,
             _ => {
-                let entry = registry::find_filter(id).ok_or(ErrorKind::FilterPipeline)?;
+                let entry = registry::find_filter(id).ok_or_else(|| {
+                    crate::traced!(
+                        ErrorKind::FilterPipeline,
+                        "User-defined filter {id} not found during compression"
+                    )
+                })?;
                 if entry.imp.forward(src, dst, meta, plugin_ctx) != 0 {
                     return Err(ErrorKind::FilterPipeline);
                 }
@@ -328,14 +340,24 @@ pub(crate) fn backward(
                 shuffle::unshuffle(streams, src, out);
             }
             filter_id::BITSHUFFLE => bitshuffle::bitunshuffle_version(ts, src, out, spec.version)?,
+            #[cfg(feature = "plugins")]
             filter_id::BYTEDELTA => bytedelta::backward(meta, ts, src, out)?,
+            #[cfg(feature = "plugins")]
             filter_id::BYTEDELTA_BUGGY => bytedelta::backward_buggy(meta, ts, src, out)?,
+            #[cfg(feature = "plugins")]
             filter_id::INT_TRUNC => out.copy_from_slice(src),
             // a plugin's own error code is what upstream returns here
+            #[cfg(feature = "plugins")]
             ndcell::ID => ndcell::run(false, src, out, meta, plugin_ctx)?,
+            #[cfg(feature = "plugins")]
             ndmean::ID => ndmean::run(false, src, out, meta, plugin_ctx)?,
             _ => {
-                let entry = registry::find_filter(id).ok_or(ErrorKind::FilterPipeline)?;
+                let entry = registry::find_filter(id).ok_or_else(|| {
+                    crate::traced!(
+                        ErrorKind::FilterPipeline,
+                        "User-defined filter {id} not found during decompression."
+                    )
+                })?;
                 // upstream passes a failing plugin's own code on when
                 // decoding (but not when encoding, see `forward`)
                 match entry.imp.backward(src, out, meta, plugin_ctx) {

@@ -21,7 +21,7 @@ use super::header::{
 };
 use super::params::{codec, CParams};
 use super::pipeline::{self, PipelineSpec, PreStep};
-use crate::codecs::zstd;
+use crate::codecs;
 use crate::error::{ErrorKind, Result};
 use crate::registry::{PluginContext, Postfilter, Prefilter};
 
@@ -796,7 +796,7 @@ fn build_dict(
         return Ok(Some(dict));
     }
     let sizes: Vec<usize> = srcs.iter().map(|s| s.len()).collect();
-    match zstd::train_dict(&samples, &sizes, dict_maxsize) {
+    match codecs::train_dict(&samples, &sizes, dict_maxsize) {
         Ok(d) if !d.is_empty() => Ok(Some(d)),
         _ => Ok(None),
     }

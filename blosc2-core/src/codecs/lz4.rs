@@ -217,6 +217,9 @@ mod ffi {
         _opaque: [u8; 0],
     }
 
+    // With `system-lz4` the symbols come from the host's liblz4 (upstream's
+    // PREFER_EXTERNAL_LZ4); otherwise from the copy lz4-sys builds.
+    #[cfg_attr(feature = "system-lz4", link(name = "lz4"))]
     extern "C" {
         fn LZ4_compress_fast(
             src: *const c_char,
@@ -252,12 +255,25 @@ mod ffi {
         ) -> c_int;
     }
 
-    // The C symbols above come from the static lz4 library that lz4-sys
-    // builds; calling one of its own items keeps that crate (and so the
-    // library) in the link.
+    // With `bundled-lz4` the C symbols above come from the static lz4
+    // library that lz4-sys builds; calling one of its own items keeps that
+    // crate (and so the library) in the link.
+    #[cfg(feature = "bundled-lz4")]
     pub(super) fn version_number() -> i32 {
         // SAFETY: takes no arguments and only returns a constant.
         unsafe { lz4_sys::LZ4_versionNumber() }
+    }
+
+    #[cfg(not(feature = "bundled-lz4"))]
+    #[cfg_attr(feature = "system-lz4", link(name = "lz4"))]
+    extern "C" {
+        fn LZ4_versionNumber() -> c_int;
+    }
+
+    #[cfg(not(feature = "bundled-lz4"))]
+    pub(super) fn version_number() -> i32 {
+        // SAFETY: takes no arguments and only returns a constant.
+        unsafe { LZ4_versionNumber() }
     }
 
     /// Output capacities beyond `c_int` are clamped: lz4 never needs more
@@ -472,11 +488,14 @@ mod tests {
         assert_eq!(acceleration(12), 1);
     }
 
+    // A system liblz4 may be another version, with other streams.
+    #[cfg(feature = "bundled-lz4")]
     #[test]
     fn version() {
         assert_eq!(complib_version(), "1.10.0");
     }
 
+    #[cfg(feature = "bundled-lz4")]
     #[test]
     fn same_streams_as_reference() {
         let input = golden_input();

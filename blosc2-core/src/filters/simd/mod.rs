@@ -72,11 +72,15 @@ impl Kernel {
     }
 }
 
+/// The best kernel of the CPU, within what the build allows: `no-avx2`
+/// (upstream's DEACTIVATE_AVX2) stops at SSE2 whatever the CPU has. The
+/// AVX2 code stays compiled; `usable` never reaches it then.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 fn probe() -> Kernel {
-    if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("gfni") {
+    let avx2 = cfg!(not(feature = "no-avx2")) && is_x86_feature_detected!("avx2");
+    if avx2 && is_x86_feature_detected!("gfni") {
         Kernel::Gfni
-    } else if is_x86_feature_detected!("avx2") {
+    } else if avx2 {
         Kernel::Avx2
     } else if is_x86_feature_detected!("sse2") {
         Kernel::Sse2
@@ -85,7 +89,16 @@ fn probe() -> Kernel {
     }
 }
 
-#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+/// Only the scalar kernels on Arm so far. NEON kernels belong here, behind
+/// `cfg!(not(feature = "no-neon"))` and
+/// `std::arch::is_aarch64_feature_detected!("neon")`, as AVX2's are behind
+/// `no-avx2` above; until then `no-neon` changes nothing.
+#[cfg(target_arch = "aarch64")]
+fn probe() -> Kernel {
+    Kernel::Scalar
+}
+
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")))]
 fn probe() -> Kernel {
     Kernel::Scalar
 }
@@ -465,6 +478,14 @@ mod tests {
                 bitshuffle_with(k, ts, &src[..5], &mut out);
             }
         }
+    }
+
+    #[test]
+    #[cfg(all(feature = "no-avx2", any(target_arch = "x86", target_arch = "x86_64")))]
+    fn no_avx2_stops_at_sse2() {
+        assert!(Kernel::best() <= Kernel::Sse2);
+        assert!(!Kernel::available().contains(&Kernel::Avx2));
+        assert!(!Kernel::available().contains(&Kernel::Gfni));
     }
 
     #[test]
