@@ -114,7 +114,8 @@ pub(crate) const GLOBAL_PLUGINS: [(i32, &CStr); 9] = [
 
 /// The part of [`GLOBAL_PLUGINS`] this build registers.
 pub(crate) fn global_plugins() -> impl Iterator<Item = &'static (i32, &'static CStr)> {
-    GLOBAL_PLUGINS.iter().filter(|p| {
+    let all: &'static [(i32, &CStr)] = &GLOBAL_PLUGINS;
+    all.iter().filter(|p| {
         codecs::HAVE_PLUGINS && (codecs::HAVE_ZFP || !(33..=35).contains(&p.0))
     })
 }
