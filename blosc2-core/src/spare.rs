@@ -10,6 +10,7 @@
 //! the next one. Their bytes are whatever was last written: users of these
 //! buffers only read bytes they wrote first.
 
+use crate::error::{ErrorKind, Result};
 use std::sync::Mutex;
 
 /// Buffers smaller than this are cheap to make and are not kept.
@@ -20,10 +21,32 @@ const MAX_KEPT_BYTES: usize = 64 << 20;
 
 static KEPT: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
+/// A fresh zeroed buffer of `n` bytes, or [`ErrorKind::MemoryAlloc`] when
+/// the allocator cannot give them. Sizes come from headers, which a damaged
+/// or hostile file can set to 2 GiB: on a 32-bit host that does not fit the
+/// address space, and `vec!` would abort the host program. Stable Rust has
+/// no fallible zeroed allocation, so the size is first reserved fallibly
+/// and freed, then taken with `vec!` (calloc: pages are touched only when
+/// written, which a reserve-and-fill would lose for every large buffer).
+pub(crate) fn zeroed(n: usize) -> Result<Vec<u8>> {
+    zeroed_items(n)
+}
+
+/// [`zeroed`] for `n` items of a `Pod` type.
+pub(crate) fn zeroed_items<T: bytemuck::Pod>(n: usize) -> Result<Vec<T>> {
+    let mut probe: Vec<T> = Vec::new();
+    probe
+        .try_reserve_exact(n)
+        .map_err(|_| ErrorKind::MemoryAlloc)?;
+    drop(probe);
+    Ok(vec![T::zeroed(); n])
+}
+
 /// A buffer of exactly `n` bytes: the smallest kept one that fits, cut
 /// short (callers decode into all of a buffer they grew from empty), or a
 /// fresh zeroed one (calloc: its pages are touched only when written).
-pub(crate) fn take(n: usize) -> Vec<u8> {
+/// Fails only as [`zeroed`] does.
+pub(crate) fn take(n: usize) -> Result<Vec<u8>> {
     // try_lock: a process forked while another thread held the lock must
     // not wait for it forever
     if let Ok(mut kept) = KEPT.try_lock() {
@@ -36,10 +59,10 @@ pub(crate) fn take(n: usize) -> Vec<u8> {
         if let Some(i) = best {
             let mut v = kept.swap_remove(i);
             v.truncate(n);
-            return v;
+            return Ok(v);
         }
     }
-    vec![0u8; n]
+    zeroed(n)
 }
 
 /// Keep `v` for a later [`take`], when it is worth keeping and there is
@@ -58,11 +81,13 @@ pub(crate) fn give(v: Vec<u8>) {
 }
 
 /// Make `v` at least `n` bytes long, giving back what it held when it was
-/// too short. Its bytes are not zeroed.
-pub(crate) fn grow(v: &mut Vec<u8>, n: usize) {
+/// too short. Its bytes are not zeroed. Fails only as [`zeroed`] does,
+/// leaving `v` as it was.
+pub(crate) fn grow(v: &mut Vec<u8>, n: usize) -> Result<()> {
     if v.len() < n {
-        give(std::mem::replace(v, take(n)));
+        give(std::mem::replace(v, take(n)?));
     }
+    Ok(())
 }
 
 /// A scratch buffer that goes back to the kept ones when dropped.
@@ -83,12 +108,12 @@ mod tests {
     fn a_dropped_buffer_serves_the_next_take() {
         // other tests share the kept buffers: use a size of its own
         let n = MIN_KEPT + 12_345;
-        let mut v = take(n);
+        let mut v = take(n).unwrap();
         assert!(v.len() >= n);
         v[n - 1] = 7;
         let p = v.as_ptr();
         give(v);
-        let w = take(n - 1);
+        let w = take(n - 1).unwrap();
         // handed back as it was, cut to the size asked for (unless another
         // test took it meanwhile)
         if w.as_ptr() == p {
@@ -107,11 +132,26 @@ mod tests {
                 .all(|v| v.len() >= MIN_KEPT && v.len() <= MAX_KEPT_BYTES));
         }
         let mut v = vec![3u8; 4];
-        grow(&mut v, 10);
+        grow(&mut v, 10).unwrap();
         assert_eq!(v.len(), 10);
         // long enough already: kept as it is
-        grow(&mut v, 2);
+        grow(&mut v, 2).unwrap();
         assert!(v.len() >= 10);
+    }
+
+    /// A size no address space holds is an error, not an abort.
+    #[test]
+    fn impossible_sizes_fail_softly() {
+        assert_eq!(zeroed(usize::MAX).err(), Some(ErrorKind::MemoryAlloc));
+        assert_eq!(
+            zeroed(isize::MAX as usize).err(),
+            Some(ErrorKind::MemoryAlloc)
+        );
+        assert_eq!(take(usize::MAX - 1).err(), Some(ErrorKind::MemoryAlloc));
+        let mut v = vec![5u8; 3];
+        assert_eq!(grow(&mut v, usize::MAX).err(), Some(ErrorKind::MemoryAlloc));
+        assert_eq!(v, [5, 5, 5]);
+        assert_eq!(zeroed(1000).unwrap(), vec![0u8; 1000]);
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`NdArray`]: an n-dimensional array of fixed-size items (C-Blosc2's
 //! b2nd), cut into chunks and blocks, in memory or on disk.
 
-use super::element::{check_item_size, zeroed, Element};
+use super::element::{check_item_size, item_count, zeroed, Element};
 use super::params::CParams;
 use super::paths::{must_exist, remove_existing};
 use crate::b2nd::array::{Array, Fill, Params};
@@ -29,7 +29,9 @@ use std::path::{Path, PathBuf};
 ///     .blocks(&[4, 5, 20])
 ///     .from_slice(&data)?;
 /// assert_eq!(a.shape(), [24, 30, 40]);
-/// assert_eq!(a.dtype(), Some("<f4"));
+/// // the host's byte order: ">f4" on a big-endian host
+/// let native = if cfg!(target_endian = "big") { ">f4" } else { "<f4" };
+/// assert_eq!(a.dtype(), Some(native));
 ///
 /// // one plane, and a box
 /// let plane: Vec<f32> = a.slice(&[3..4, 0..30, 0..40])?;
@@ -279,8 +281,12 @@ impl NdArray {
         self.check_item::<T>()?;
         let (start, stop) = self.bounds(ranges)?;
         let shape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
-        let n = shape.iter().product::<i64>() as usize;
-        let mut out = zeroed::<T>(n);
+        let n = shape
+            .iter()
+            .try_fold(1i64, |a, &d| a.checked_mul(d))
+            .ok_or(ErrorKind::MemoryAlloc)?;
+        let n = item_count(n)?;
+        let mut out = zeroed::<T>(n)?;
         if n > 0 {
             self.inner.get_slice_cbuffer(
                 &start,
@@ -356,7 +362,12 @@ mod tests {
         assert_eq!(a.slice::<i16>(&[1..3, 4..5]).unwrap(), [0, 2]);
         let f = NdArray::builder(&[3, 3, 3]).full(2.5f64).unwrap();
         assert_eq!(f.to_vec::<f64>().unwrap(), vec![2.5; 27]);
-        assert_eq!(f.dtype(), Some("<f8"));
+        let native = if cfg!(target_endian = "big") {
+            ">f8"
+        } else {
+            "<f8"
+        };
+        assert_eq!(f.dtype(), Some(native));
         let back = NdArray::from_frame(&a.to_frame().unwrap()).unwrap();
         assert_eq!(back.to_vec::<i16>().unwrap(), a.to_vec::<i16>().unwrap());
     }

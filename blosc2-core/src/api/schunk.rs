@@ -2,7 +2,7 @@
 //! memory, in a contiguous frame file or in a sparse frame directory.
 
 use super::bulk::chunk_nbytes;
-use super::element::{buffer_for, check_item_size, zeroed};
+use super::element::{buffer_for, check_item_size, item_count, zeroed};
 use super::params::CParams;
 use super::paths::{must_exist, remove_existing};
 use crate::chunk::DParams;
@@ -226,7 +226,7 @@ impl Schunk {
         if stop < start {
             return Err(Error::new(ErrorKind::InvalidParam).with_parameter("range"));
         }
-        let mut out = zeroed::<T>((stop - start) as usize);
+        let mut out = zeroed::<T>(item_count(stop - start)?)?;
         self.inner
             .get_slice(start, stop, bytemuck::cast_slice_mut(&mut out))?;
         Ok(out)

@@ -144,7 +144,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
             return Err(ErrorKind::InvalidParam);
         }
         let nbytes = g.chunk_nbytes(ts as i32)?;
-        let mut chunk = vec![0u8; nbytes];
+        let mut chunk = crate::spare::zeroed(nbytes)?;
         let ngroups: Vec<usize> = groups.iter().map(|v| v.len()).collect();
         for_each_index(&ngroups, |gi| {
             let k: Vec<i64> = (0..g.ndim).map(|d| groups[d][gi[d]].chunk).collect();
@@ -236,7 +236,7 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
             return Err(ErrorKind::InvalidParam);
         }
         let nbytes = g.chunk_nbytes(ts as i32)?;
-        let mut chunk = vec![0u8; nbytes];
+        let mut chunk = crate::spare::zeroed(nbytes)?;
         let ngroups: Vec<usize> = groups.iter().map(|v| v.len()).collect();
         for_each_index(&ngroups, |gi| {
             let k: Vec<i64> = (0..g.ndim).map(|d| groups[d][gi[d]].chunk).collect();

@@ -544,7 +544,7 @@ impl<S: Borrow<SuperChunk>> Array<S> {
             };
             // not a resize: a metalayer claiming gigabyte chunks had the
             // claim zeroed before the first decode failed (found by `capi`)
-            crate::spare::grow(&mut image, need);
+            crate::spare::grow(&mut image, need)?;
             fill(&plan, c, &mut image)?;
             put(&plan, c, &image, buf)
         })

@@ -325,8 +325,8 @@ fn special_fills_are_special_chunks() {
     a.to_cbuffer(&mut out).unwrap();
     assert!(out
         .chunks(8)
-        .all(|c| f64::from_le_bytes(c.try_into().unwrap()).is_nan()));
-    let v = 2.5f64.to_le_bytes();
+        .all(|c| f64::from_ne_bytes(c.try_into().unwrap()).is_nan()));
+    let v = 2.5f64.to_ne_bytes();
     let a = Array::create(st(), &p, Fill::Value(&v)).unwrap();
     a.to_cbuffer(&mut out).unwrap();
     assert!(out.chunks(8).all(|c| c == v));

@@ -860,10 +860,13 @@ fn instrument_block(
         };
         let secs = t0.elapsed().as_secs_f32();
         out[pos..pos + 4].copy_from_slice(&(INSTR_SIZE as i32).to_le_bytes());
+        // The record is what a caller reads back as a `blosc2_instr`
+        // struct, so its floats are native like upstream's; only the
+        // stream's size word above is a format integer (little-endian).
         let rec = &mut out[pos + 4..pos + 4 + INSTR_SIZE];
-        rec[0..4].copy_from_slice(&cratio.to_le_bytes());
-        rec[4..8].copy_from_slice(&(neblock as f32 / secs).to_le_bytes());
-        rec[8..12].copy_from_slice(&(neblock as f32 / filter_secs).to_le_bytes());
+        rec[0..4].copy_from_slice(&cratio.to_ne_bytes());
+        rec[4..8].copy_from_slice(&(neblock as f32 / secs).to_ne_bytes());
+        rec[8..12].copy_from_slice(&(neblock as f32 / filter_secs).to_ne_bytes());
         rec[12..16].copy_from_slice(&[flag, 0, 0, 0]);
         pos += 4 + INSTR_SIZE;
     }

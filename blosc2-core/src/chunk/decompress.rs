@@ -40,9 +40,9 @@ impl Drop for DScratch {
 }
 
 impl DScratch {
-    fn ensure(&mut self, bsize: usize) {
-        super::grow_scratch(&mut self.s1, bsize);
-        super::grow_scratch(&mut self.s2, bsize);
+    fn ensure(&mut self, bsize: usize) -> Result<()> {
+        super::grow_scratch(&mut self.s1, bsize)?;
+        super::grow_scratch(&mut self.s2, bsize)
     }
 }
 
@@ -208,12 +208,12 @@ impl<'a> ChunkView<'a> {
             return self.decode_block_inner(j, out, dref, scratch, ctx);
         };
         let mut tmp = std::mem::take(&mut scratch.post);
-        super::grow_scratch(&mut tmp, out.len());
+        super::grow_scratch(&mut tmp, out.len())?;
         let tmp_block = &mut tmp[..out.len()];
         let r = self.decode_block_inner(j, tmp_block, dref, scratch, ctx);
         let r = r.and_then(|()| {
             let ttmp_len = pipeline::ttmp_len(self.blocksize, self.typesize);
-            super::grow_scratch(&mut scratch.ttmp, ttmp_len);
+            super::grow_scratch(&mut scratch.ttmp, ttmp_len)?;
             pipeline::run_postfilter(
                 p.f,
                 tmp_block,
@@ -268,7 +268,7 @@ impl<'a> ChunkView<'a> {
         }
         let spec = self.spec();
         let filtered = spec.has_backward() && !self.is_instrumented();
-        scratch.ensure(bsize);
+        scratch.ensure(bsize)?;
         {
             let target: &mut [u8] = if filtered {
                 &mut scratch.s1[..bsize]
@@ -379,7 +379,7 @@ impl ChunkView<'_> {
         let mut rest = &self.src[bstart as usize..];
         let neblock = bsize / ts;
         let (ilo, ihi) = (lo / ts, hi / ts);
-        scratch.ensure(bsize);
+        scratch.ensure(bsize)?;
         let streams = &mut scratch.s1[..bsize];
         // streams of one value are not written out, only remembered
         let mut runs: [Option<u8>; 16] = [None; 16];
@@ -479,7 +479,7 @@ fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
             if !out.len().is_multiple_of(4) {
                 return Err(ErrorKind::Data);
             }
-            let nan = f32::NAN.to_le_bytes();
+            let nan = f32::NAN.to_ne_bytes();
             out.chunks_exact_mut(4)
                 .for_each(|c| c.copy_from_slice(&nan));
         }
@@ -487,7 +487,7 @@ fn fill_nans(typesize: usize, out: &mut [u8]) -> Result<()> {
             if !out.len().is_multiple_of(8) {
                 return Err(ErrorKind::Data);
             }
-            let nan = f64::NAN.to_le_bytes();
+            let nan = f64::NAN.to_ne_bytes();
             out.chunks_exact_mut(8)
                 .for_each(|c| c.copy_from_slice(&nan));
         }
@@ -646,7 +646,7 @@ impl Decompressor {
         let (first, rest) = dest.split_at_mut(if has_delta { bs.min(nbytes) } else { 0 });
         let mut dref_owned = None;
         if has_delta && post.is_some() {
-            let mut b0 = vec![0u8; first.len()];
+            let mut b0 = crate::spare::zeroed(first.len())?;
             view.decode_block(0, &mut b0, None, &mut self.scratch[0], &ctx, None)?;
             dref_owned = Some(b0);
         }
@@ -814,12 +814,12 @@ impl Decompressor {
         let scratch = &mut self.scratch[0];
         let bs = view.blocksize;
         let mut block = std::mem::take(&mut scratch.block);
-        super::grow_scratch(&mut block, bs);
+        super::grow_scratch(&mut block, bs)?;
         // DELTA needs the decoded first block for every other block.
         let needs_ref = view.spec().has_delta() && stop > bs;
         let mut dref_buf = Vec::new();
         if needs_ref {
-            super::grow_scratch(&mut dref_buf, view.bsize(0));
+            super::grow_scratch(&mut dref_buf, view.bsize(0))?;
             let b0 = view.bsize(0);
             view.decode_block(0, &mut dref_buf[..b0], None, scratch, &ctx, None)?;
             dref_buf.truncate(b0);

@@ -24,7 +24,8 @@ pub use params::{CParams, DParams, SplitMode};
 /// touched only as blocks are decoded into them. `resize` would write
 /// every byte first, so a malformed chunk of a few hundred bytes claiming
 /// a 512 MiB block cost a second of zeroing before its first stream
-/// failed (found by fuzzing `vlblocks`). See [`crate::spare`].
-pub(crate) fn grow_scratch(v: &mut Vec<u8>, n: usize) {
-    crate::spare::grow(v, n);
+/// failed (found by fuzzing `vlblocks`). See [`crate::spare`]. A size the
+/// allocator cannot give is [`crate::ErrorKind::MemoryAlloc`].
+pub(crate) fn grow_scratch(v: &mut Vec<u8>, n: usize) -> crate::error::Result<()> {
+    crate::spare::grow(v, n)
 }

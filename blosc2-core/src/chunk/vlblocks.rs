@@ -218,11 +218,11 @@ impl<'a> VlChunk<'a> {
             return self.decode_inner(span, out, scratch);
         };
         let mut tmp = std::mem::take(&mut scratch.post);
-        super::grow_scratch(&mut tmp, span.nbytes);
+        super::grow_scratch(&mut tmp, span.nbytes)?;
         let tmp_block = &mut tmp[..span.nbytes];
         let r = self.decode_inner(span, tmp_block, scratch).and_then(|()| {
             let ts = self.header.typesize as usize;
-            super::grow_scratch(&mut scratch.ttmp, 4 * self.max_nbytes.max(ts));
+            super::grow_scratch(&mut scratch.ttmp, 4 * self.max_nbytes.max(ts))?;
             // upstream reports offsets in units of its largest block
             let offset = j
                 .checked_mul(self.max_nbytes)
@@ -266,8 +266,8 @@ impl<'a> VlChunk<'a> {
             schunk: None,
         };
         if filtered {
-            super::grow_scratch(&mut scratch.s1, bsize);
-            super::grow_scratch(&mut scratch.s2, bsize);
+            super::grow_scratch(&mut scratch.s1, bsize)?;
+            super::grow_scratch(&mut scratch.s2, bsize)?;
         }
         {
             let target: &mut [u8] = if filtered {
@@ -390,7 +390,7 @@ impl<'a> VlChunk<'a> {
         let mut scratch = VlScratch::default();
         let mut blocks = Vec::with_capacity(self.nblocks());
         for (j, span) in self.spans.iter().enumerate() {
-            let mut b = vec![0u8; span.nbytes];
+            let mut b = crate::spare::zeroed(span.nbytes)?;
             self.decode_block(j, &mut b, &mut scratch, None)?;
             blocks.push(b);
         }
@@ -417,7 +417,7 @@ pub fn decompress_blocks(src: &[u8]) -> Result<Vec<Vec<u8>>> {
 /// Decode block `j` of a VL-block chunk.
 pub fn decompress_block(src: &[u8], j: usize) -> Result<Vec<u8>> {
     let vl = VlChunk::parse(src)?;
-    let mut out = vec![0u8; vl.block_nbytes(j)?];
+    let mut out = crate::spare::zeroed(vl.block_nbytes(j)?)?;
     vl.decode_block(j, &mut out, &mut VlScratch::default(), None)?;
     Ok(out)
 }

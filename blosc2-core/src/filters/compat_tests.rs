@@ -164,6 +164,20 @@ fn pipeline_input(ts: usize, kind: u64, nbytes: usize) -> Vec<u8> {
     out
 }
 
+/// The digests were made on a little-endian host, where the value filters
+/// (TRUNC_PREC, INT_TRUNC) read items in the order they sit in memory. On a
+/// big-endian host the same values sit byte-reversed, so the items are
+/// reversed around those filters (and back: the swap is its own inverse) to
+/// feed them the values x86-64 saw. Bytewise filters need no such care.
+fn le_items_to_native(ts: usize, buf: &[u8]) -> Vec<u8> {
+    let mut v = buf.to_vec();
+    if cfg!(target_endian = "big") && ts > 1 {
+        let body = v.len() / ts * ts;
+        v[..body].chunks_exact_mut(ts).for_each(|c| c.reverse());
+    }
+    v
+}
+
 /// One block through the filters in upstream's order (`pipeline_forward`):
 /// DELTA's reference is the block's own filter input for the first block
 /// and the chunk's original data for the others.
@@ -186,10 +200,18 @@ fn forward_block(
                 let dref = if offset == 0 { &cur[..] } else { chunk };
                 delta::delta_encode(dref, offset, &cur, &mut out, ts);
             }
-            4 => trunc_prec::trunc_prec(m as i8, ts, &cur, &mut out).unwrap(),
+            4 => {
+                let native = le_items_to_native(ts, &cur);
+                trunc_prec::trunc_prec(m as i8, ts, &native, &mut out).unwrap();
+                out = le_items_to_native(ts, &out);
+            }
             34 => bytedelta::forward_buggy(m, ts, &cur, &mut out).unwrap(),
             35 => bytedelta::forward(m, ts, &cur, &mut out).unwrap(),
-            36 => int_trunc::forward(m as i8, ts, &cur, &mut out).unwrap(),
+            36 => {
+                let native = le_items_to_native(ts, &cur);
+                int_trunc::forward(m as i8, ts, &native, &mut out).unwrap();
+                out = le_items_to_native(ts, &out);
+            }
             _ => panic!("filter {f} not in this test"),
         }
         cur = out;

@@ -11,7 +11,8 @@
 use super::trunc_prec::apply_mask;
 use crate::error::{ErrorKind, Result};
 
-/// Truncates each little-endian element of `src` into `dst`; the
+/// Truncates each element of `src` into `dst`, read in the host's byte
+/// order as upstream does; the
 /// `len % typesize` trailing bytes are copied (upstream leaves them
 /// unwritten).
 ///
@@ -63,16 +64,16 @@ mod tests {
     fn keep_and_zero_bits() {
         let src: Vec<u8> = [0xFFFF_FFFFu32, 0x1234_5678]
             .iter()
-            .flat_map(|v| v.to_le_bytes())
+            .flat_map(|v| v.to_ne_bytes())
             .collect();
         let mut dst = vec![0u8; 8];
         forward(20, 4, &src, &mut dst).unwrap();
         assert_eq!(
-            u32::from_le_bytes(dst[..4].try_into().unwrap()),
+            u32::from_ne_bytes(dst[..4].try_into().unwrap()),
             0xFFFF_F000
         );
         assert_eq!(
-            u32::from_le_bytes(dst[4..].try_into().unwrap()),
+            u32::from_ne_bytes(dst[4..].try_into().unwrap()),
             0x1234_5000
         );
         let mut neg = vec![0u8; 8];
@@ -83,17 +84,35 @@ mod tests {
         // 31 zeroed bits of a u32 is still allowed
         forward(-31, 4, &src, &mut neg).unwrap();
         assert_eq!(
-            u32::from_le_bytes(neg[..4].try_into().unwrap()),
+            u32::from_ne_bytes(neg[..4].try_into().unwrap()),
             0x8000_0000
         );
         forward(-63, 8, &[0xFF; 8], &mut neg).unwrap();
-        assert_eq!(neg, [0, 0, 0, 0, 0, 0, 0, 0x80]);
+        assert_eq!(neg, 0x8000_0000_0000_0000u64.to_ne_bytes());
         let mut b = [0u8; 3];
         forward(3, 1, &[0xFF, 0x1F, 0x0F], &mut b).unwrap();
         assert_eq!(b, [0xE0, 0x00, 0x00]);
+        let src: Vec<u8> = [0xFFFFu16, 0x1234]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
         let mut b = [0u8; 4];
-        forward(-4, 2, &[0xFF, 0xFF, 0x34, 0x12], &mut b).unwrap();
-        assert_eq!(b, [0xF0, 0xFF, 0x30, 0x12]);
+        forward(-4, 2, &src, &mut b).unwrap();
+        let got = [
+            u16::from_ne_bytes([b[0], b[1]]),
+            u16::from_ne_bytes([b[2], b[3]]),
+        ];
+        assert_eq!(got, [0xFFF0, 0x1230]);
+        // signed items keep their sign
+        let src: Vec<u8> = [-3i64, 1 << 40]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        let mut b = [0u8; 16];
+        forward(-8, 8, &src, &mut b).unwrap();
+        let got = i64::from_ne_bytes(b[..8].try_into().unwrap());
+        assert_eq!(got, -256);
+        assert_eq!(b[8..], (1i64 << 40).to_ne_bytes());
     }
 
     #[test]
@@ -135,7 +154,11 @@ mod tests {
         let src: Vec<u8> = (0..7).map(|i| 0xF0 | i).collect();
         let mut dst = vec![0u8; 7];
         forward(-8, 2, &src, &mut dst).unwrap();
-        assert_eq!(dst, [0, 0xF1, 0, 0xF3, 0, 0xF5, 0xF6]);
+        for (i, d) in dst[..6].chunks_exact(2).enumerate() {
+            let v = u16::from_ne_bytes([src[2 * i], src[2 * i + 1]]);
+            assert_eq!(d, (v & 0xFF00).to_ne_bytes());
+        }
+        assert_eq!(dst[6], 0xF6);
         let mut back = vec![0u8; 7];
         backward(-8, 2, &dst, &mut back).unwrap();
         assert_eq!(back, dst);

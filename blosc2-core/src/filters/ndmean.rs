@@ -59,10 +59,10 @@ pub fn forward(
         let nb = count * typesize;
         let dst = output.get_mut(*op..*op + nb).ok_or(ErrorKind::Failure)?;
         if typesize == 4 {
-            let m = (sum32 / count as f32).to_le_bytes();
+            let m = (sum32 / count as f32).to_ne_bytes();
             dst.chunks_exact_mut(4).for_each(|d| d.copy_from_slice(&m));
         } else {
-            let m = (sum64 / count as f64).to_le_bytes();
+            let m = (sum64 / count as f64).to_ne_bytes();
             dst.chunks_exact_mut(8).for_each(|d| d.copy_from_slice(&m));
         }
         *op += nb;
@@ -83,12 +83,12 @@ pub fn forward(
             .ok_or(ErrorKind::Failure)?;
         if typesize == 4 {
             for b in row.chunks_exact(4) {
-                sum32 += f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                sum32 += f32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
             }
         } else {
             for b in row.chunks_exact(8) {
                 let a: [u8; 8] = b.try_into().map_err(|_| ErrorKind::Failure)?;
-                sum64 += f64::from_le_bytes(a);
+                sum64 += f64::from_ne_bytes(a);
             }
         }
         count += n;
@@ -148,12 +148,12 @@ mod tests {
     fn means_of_cells_f64() {
         let g = geom(&[4, 4]);
         let vals: Vec<f64> = (0..16).map(|i| i as f64).collect();
-        let input: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let input: Vec<u8> = vals.iter().flat_map(|v| v.to_ne_bytes()).collect();
         let mut out = vec![0u8; input.len()];
         forward(2, &g, 8, &input, &mut out).unwrap();
         let got: Vec<f64> = out
             .chunks_exact(8)
-            .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+            .map(|b| f64::from_ne_bytes(b.try_into().unwrap()))
             .collect();
         // cell (0,0) = {0,1,4,5}, (0,1) = {2,3,6,7}, ...
         let expect = [2.5, 4.5, 10.5, 12.5];
@@ -164,7 +164,7 @@ mod tests {
         backward(2, &g, 8, &out, &mut back).unwrap();
         let back: Vec<f64> = back
             .chunks_exact(8)
-            .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+            .map(|b| f64::from_ne_bytes(b.try_into().unwrap()))
             .collect();
         assert_eq!(back[0], 2.5);
         assert_eq!(back[5], 2.5);
@@ -176,7 +176,7 @@ mod tests {
         let g = geom(&[5, 3, 7]);
         let n = 5 * 3 * 7;
         let vals: Vec<f32> = (0..n).map(|i| (i % 11) as f32 * 0.5).collect();
-        let input: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let input: Vec<u8> = vals.iter().flat_map(|v| v.to_ne_bytes()).collect();
         let mut out = vec![0u8; input.len()];
         forward(3, &g, 4, &input, &mut out).unwrap();
         let mut back = vec![0u8; input.len()];
@@ -187,7 +187,7 @@ mod tests {
         forward(3, &g, 4, &back, &mut again).unwrap();
         let f = |b: &[u8]| -> Vec<f32> {
             b.chunks_exact(4)
-                .map(|x| f32::from_le_bytes(x.try_into().unwrap()))
+                .map(|x| f32::from_ne_bytes(x.try_into().unwrap()))
                 .collect()
         };
         for (a, b) in f(&again).iter().zip(f(&out)) {

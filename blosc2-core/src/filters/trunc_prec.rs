@@ -11,7 +11,8 @@
 use crate::error::{ErrorKind, Result};
 
 /// Masks `src` into `dst` keeping sign, exponent and the requested mantissa
-/// bits of each little-endian element. The `len % typesize` trailing bytes
+/// bits of each element, read in the host's byte order as upstream does
+/// (the filter runs on the caller's native floats, before any shuffle). The `len % typesize` trailing bytes
 /// are copied (upstream leaves them unwritten).
 ///
 /// Errors with [`ErrorKind::FilterPipeline`] (what upstream's compressor reports
@@ -43,15 +44,17 @@ pub fn trunc_prec(meta: i8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Resu
     Ok(())
 }
 
-/// `dst = src & mask` per `W`-byte little-endian element (`W` in 1, 2, 4,
-/// 8); trailing bytes that do not make an element are copied. Shared with
-/// INT_TRUNC.
+/// `dst = src & mask` per `W`-byte native-endian element (`W` in 1, 2, 4,
+/// 8; only the low `8 * W` bits of `mask` count); trailing bytes that do
+/// not make an element are copied. Shared with INT_TRUNC.
 pub(crate) fn apply_mask<const W: usize>(src: &[u8], dst: &mut [u8], mask: u64) {
+    let elem = elem_mask::<W>(mask);
     // W divides 8, so 8-byte words start on element boundaries and one
-    // repeated mask covers whole words; the compiler vectorizes this.
+    // repeated mask covers whole words; the AND is bytewise, so the word's
+    // byte order does not matter. The compiler vectorizes this.
     let mut m = [0u8; 8];
     for (i, b) in m.iter_mut().enumerate() {
-        *b = mask.to_le_bytes()[i % W];
+        *b = elem[i % W];
     }
     let m64 = u64::from_le_bytes(m);
     let body = src.len() / W * W;
@@ -74,6 +77,19 @@ pub(crate) fn apply_mask<const W: usize>(src: &[u8], dst: &mut [u8], mask: u64) 
     dst[body..].copy_from_slice(&src[body..]);
 }
 
+/// The bytes of `mask` truncated to a `W`-byte integer, as that integer
+/// sits in memory on this host: upstream ANDs native integers, so on a
+/// big-endian host the high (sign and exponent) bits come first.
+pub(crate) fn elem_mask<const W: usize>(mask: u64) -> [u8; W] {
+    let mut e = [0u8; W];
+    if cfg!(target_endian = "little") {
+        e.copy_from_slice(&mask.to_le_bytes()[..W]);
+    } else {
+        e.copy_from_slice(&mask.to_be_bytes()[8 - W..]);
+    }
+    e
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,14 +97,14 @@ mod tests {
     #[test]
     fn float32_keep_and_zero() {
         let vals = [1.0f32 / 3.0, -2.5e-3, 1e30, f32::NAN, f32::INFINITY];
-        let src: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let src: Vec<u8> = vals.iter().flat_map(|v| v.to_ne_bytes()).collect();
         let mut dst = vec![0u8; src.len()];
         trunc_prec(10, 4, &src, &mut dst).unwrap();
         for (i, c) in dst.chunks(4).enumerate() {
-            let got = u32::from_le_bytes(c.try_into().unwrap());
+            let got = u32::from_ne_bytes(c.try_into().unwrap());
             assert_eq!(got, vals[i].to_bits() & !((1 << 13) - 1));
         }
-        assert!(f32::from_le_bytes(dst[12..16].try_into().unwrap()).is_nan());
+        assert!(f32::from_ne_bytes(dst[12..16].try_into().unwrap()).is_nan());
         let mut neg = vec![0u8; src.len()];
         trunc_prec(-13, 4, &src, &mut neg).unwrap();
         assert_eq!(neg, dst);
@@ -100,11 +116,11 @@ mod tests {
     fn float64() {
         let src: Vec<u8> = [std::f64::consts::PI, -1e-300]
             .iter()
-            .flat_map(|v| v.to_le_bytes())
+            .flat_map(|v| v.to_ne_bytes())
             .collect();
         let mut dst = vec![0u8; 16];
         trunc_prec(-50, 8, &src, &mut dst).unwrap();
-        let got = u64::from_le_bytes(dst[..8].try_into().unwrap());
+        let got = u64::from_ne_bytes(dst[..8].try_into().unwrap());
         assert_eq!(got, std::f64::consts::PI.to_bits() & !((1u64 << 50) - 1));
         trunc_prec(1, 8, &src, &mut dst).unwrap();
         trunc_prec(52, 8, &src, &mut dst).unwrap();
@@ -151,14 +167,16 @@ mod tests {
             let mut got = vec![0u8; len];
             let mut want = s.to_vec();
             apply_mask::<2>(s, &mut got, mask);
-            for (k, b) in want[..len / 2 * 2].iter_mut().enumerate() {
-                *b &= mask.to_le_bytes()[k % 2];
+            for w in want[..len / 2 * 2].chunks_exact_mut(2) {
+                let v = u16::from_ne_bytes([w[0], w[1]]) & mask as u16;
+                w.copy_from_slice(&v.to_ne_bytes());
             }
             assert_eq!(got, want, "W 2 len {len}");
             apply_mask::<8>(s, &mut got, mask);
             let mut want = s.to_vec();
-            for (k, b) in want[..len / 8 * 8].iter_mut().enumerate() {
-                *b &= mask.to_le_bytes()[k % 8];
+            for w in want[..len / 8 * 8].chunks_exact_mut(8) {
+                let v = u64::from_ne_bytes(w.try_into().unwrap()) & mask;
+                w.copy_from_slice(&v.to_ne_bytes());
             }
             assert_eq!(got, want, "W 8 len {len}");
         }
@@ -170,6 +188,31 @@ mod tests {
         let mut dst = vec![0u8; 11];
         trunc_prec(-20, 4, &src, &mut dst).unwrap();
         assert_eq!(dst[8..], src[8..]);
-        assert_eq!(dst[0], 0);
+        let first = u32::from_ne_bytes(src[..4].try_into().unwrap());
+        assert_eq!(dst[..4], (first & !0xF_FFFF).to_ne_bytes());
+    }
+
+    /// The mask must hit the low mantissa bits of the value, wherever the
+    /// host keeps them: 1.0 with mantissa bits set keeps its sign and
+    /// exponent (the big-endian bug zeroed them and gave 1.2e-38).
+    #[test]
+    fn values_keep_sign_and_exponent() {
+        let vals = [1.0f32 + f32::EPSILON * 3.0, -1.5 - f32::EPSILON];
+        let src: Vec<u8> = vals.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let mut dst = vec![0u8; src.len()];
+        trunc_prec(-2, 4, &src, &mut dst).unwrap();
+        let got: Vec<f32> = dst
+            .chunks_exact(4)
+            .map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, [1.0, -1.5]);
+        let vals = [2.0f64 + f64::EPSILON * 6.0, -1e300];
+        let src: Vec<u8> = vals.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let mut dst = vec![0u8; src.len()];
+        trunc_prec(-3, 8, &src, &mut dst).unwrap();
+        let got = f64::from_ne_bytes(dst[..8].try_into().unwrap());
+        assert_eq!(got, 2.0);
+        let got = f64::from_ne_bytes(dst[8..].try_into().unwrap());
+        assert!((got - -1e300).abs() < 1e285, "{got}");
     }
 }

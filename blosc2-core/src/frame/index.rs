@@ -100,7 +100,8 @@ pub fn decode(chunk: &[u8], nchunks: i64) -> Result<Vec<i64>> {
             h.nbytes
         ));
     }
-    let mut raw = vec![0u8; want as usize];
+    let want = usize::try_from(want).map_err(|_| ErrorKind::MemoryAlloc)?;
+    let mut raw = crate::spare::zeroed(want)?;
     let mut d = Decompressor::new(DParams::default());
     let n = d.decompress(chunk, &mut raw)?;
     if n != raw.len() {

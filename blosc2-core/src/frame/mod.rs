@@ -24,7 +24,7 @@ pub trait Source {
     fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()>;
     /// `len` bytes at `pos` in a new buffer.
     fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
-        let mut v = vec![0u8; len];
+        let mut v = crate::spare::zeroed(len)?;
         self.read_at(pos, &mut v)?;
         Ok(v)
     }

@@ -42,7 +42,7 @@ pub trait Stream: Send {
         if end > self.size()? {
             return Err(ErrorKind::FileRead);
         }
-        let mut v = vec![0u8; len];
+        let mut v = crate::spare::zeroed(len)?;
         self.read_exact_at(pos, &mut v)?;
         Ok(v)
     }

@@ -65,7 +65,9 @@ impl Stream for StdioFile {
     fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
         // read_to_end fills spare capacity without zeroing it first, which
         // matters for multi-megabyte chunks
-        let mut v = Vec::with_capacity(len);
+        let mut v = Vec::new();
+        v.try_reserve_exact(len)
+            .map_err(|_| ErrorKind::MemoryAlloc)?;
         self.f
             .seek(SeekFrom::Start(pos))
             .map_err(|_| ErrorKind::FileRead)?;

@@ -130,7 +130,7 @@ pub fn build(
             })
             .collect()
     };
-    let mut out = vec![0u8; layout.len()];
+    let mut out = crate::spare::zeroed(layout.len())?;
     out[..meta.len()].copy_from_slice(meta);
     out[BLOSC2_FLAGS_AT] |= blosc2_flags::LAZY;
     let t = layout.trailer_at();

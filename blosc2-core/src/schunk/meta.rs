@@ -125,7 +125,9 @@ impl SuperChunk {
         if h.cbytes as usize != c.len() || h.nbytes < 0 {
             return Err(ErrorKind::Data);
         }
-        let mut out = vec![0u8; h.nbytes as usize];
+        // the size is the header's claim, up to 2 GiB: more than a 32-bit
+        // host may have to give
+        let mut out = crate::spare::zeroed(h.nbytes as usize)?;
         let mut d = Decompressor::new(self.dparams.clone());
         if d.decompress(c, &mut out)? != out.len() {
             return Err(ErrorKind::ReadBuffer);

@@ -196,7 +196,7 @@ impl SuperChunk {
         // is placed in `buf` so each byte lands at its file page offset.
         let need = cb.checked_add(PAGE).ok_or(ErrorKind::InvalidHeader)?;
         // kept buffers are not zeroed: only the bytes read below are decoded
-        crate::spare::grow(buf, need);
+        crate::spare::grow(buf, need)?;
         let at = (file_pos as usize).wrapping_sub(buf.as_ptr().addr()) % PAGE;
         let out = &mut buf[at..at + cb];
         out[..ext].copy_from_slice(&hb);
@@ -283,7 +283,7 @@ impl SuperChunk {
     /// where the lazy chunk's trailer says.
     pub fn complete_lazy(&self, lazy: &[u8], range: Option<(usize, usize)>) -> Result<Vec<u8>> {
         let plan = lazy::Plan::parse(lazy, range)?;
-        let mut out = vec![0u8; plan.cbytes];
+        let mut out = crate::spare::zeroed(plan.cbytes)?;
         out[..plan.meta_len].copy_from_slice(&lazy[..plan.meta_len]);
         lazy::clear_flag(&mut out);
         let read = |at: usize, buf: &mut [u8]| -> Result<()> {

@@ -111,7 +111,7 @@ impl SuperChunk {
                 let full = self.chunk(n)?;
                 // not a resize: a damaged chunk claiming a gigabyte had
                 // it all zeroed (1.4 s) before its decode failed
-                crate::spare::grow(&mut tmp, e_nb as usize);
+                crate::spare::grow(&mut tmp, e_nb as usize)?;
                 self.with_decompressor(n, &mut |d| d.decompress(&full, &mut tmp))?;
                 out.copy_from_slice(&tmp[in_chunk as usize..(in_chunk + take) as usize]);
             }
@@ -258,7 +258,7 @@ impl SuperChunk {
             // a chunk of another size gets a fresh calloc'd buffer, not a
             // resize that zeroes all of a damaged chunk's claim first
             if tmp.len() != e_nb as usize {
-                *tmp = vec![0u8; e_nb as usize];
+                *tmp = crate::spare::zeroed(e_nb as usize)?;
             }
             self.decompress_chunk(n, tmp)?;
             tmp[in_chunk as usize..in_chunk as usize + part.len()].copy_from_slice(part);

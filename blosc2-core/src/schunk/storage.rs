@@ -427,7 +427,7 @@ impl SuperChunk {
                 let nb = usize::try_from(self.entries[i as usize].nbytes)
                     .map_err(|_| ErrorKind::ChunkAppend)?;
                 // not a resize, which zeroes all of a damaged claim first
-                crate::spare::grow(&mut buf, nb);
+                crate::spare::grow(&mut buf, nb)?;
                 let n = self.decompress_chunk(i, &mut buf)?;
                 sc.append_buffer(&buf[..n])?;
             }
