@@ -199,6 +199,9 @@ fn rows_to_bits(k: Kernel, rows: &[u8], plane: &mut [u8]) {
 /// caller finishes the rest from there.
 pub(crate) fn prefix_xor(k: Kernel, buf: &mut [u8], w: usize) -> usize {
     debug_assert!(matches!(w, 1 | 2 | 4 | 8));
+    // only x86 has a vector kernel for this so far
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let _ = buf;
     match k.usable() {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `usable` returns Sse2 or better only when the CPU has
@@ -211,6 +214,9 @@ pub(crate) fn prefix_xor(k: Kernel, buf: &mut [u8], w: usize) -> usize {
 /// One-pass bitshuffle of whole 8-element groups where the kernel has one
 /// for `ts`; false if not (nothing written).
 fn fused_bitshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
+    // only x86 has fused kernels so far
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let _ = (ts, src, dst);
     match k.usable() {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `usable` only returns Gfni when the CPU supports AVX2
@@ -225,6 +231,8 @@ fn fused_bitshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
 
 /// Inverse of [`fused_bitshuffle`].
 fn fused_bitunshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let _ = (ts, src, dst);
     match k.usable() {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `usable` only returns Gfni when the CPU supports AVX2

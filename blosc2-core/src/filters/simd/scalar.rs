@@ -148,7 +148,8 @@ pub(crate) fn rows_to_bits_from(rows: &[u8], plane: &mut [u8], start_group: usiz
 /// Bitshuffle straight from elements to rows, for the 8-element groups
 /// `start_group..n / 8` (`n` whole elements, a multiple of 8; both slices
 /// hold `n * ts` bytes). Lets vector kernels that work on larger groups
-/// finish a block without a second pass.
+/// finish a block without a second pass (only the x86 ones have any yet).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) fn bitshuffle_groups_from(ts: usize, src: &[u8], dst: &mut [u8], start_group: usize) {
     let n = src.len() / ts;
     let r = n / 8;
@@ -168,6 +169,7 @@ pub(crate) fn bitshuffle_groups_from(ts: usize, src: &[u8], dst: &mut [u8], star
 }
 
 /// Inverse of [`bitshuffle_groups_from`].
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) fn bitunshuffle_groups_from(ts: usize, src: &[u8], dst: &mut [u8], start_group: usize) {
     let n = src.len() / ts;
     let r = n / 8;
