@@ -15,6 +15,28 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 // ----- the default filesystem callbacks -----
 
+/// The large-file calls. glibc and Android's bionic keep a 32-bit `off_t`
+/// on 32-bit targets (i686, armhf) unless the `*64` variants are used, and
+/// frames pass 2 GiB; everywhere else `off_t` is 64 bits already (musl,
+/// the BSDs, macOS, every 64-bit target), so the plain names serve.
+#[cfg(any(all(target_os = "linux", target_env = "gnu"), target_os = "android"))]
+mod lfs {
+    pub(super) use libc::{
+        fopen64 as fopen, fstat64 as fstat, ftruncate64 as ftruncate, mmap64 as mmap,
+        off64_t as off_t, pread64 as pread, pwrite64 as pwrite, stat64 as stat,
+    };
+}
+#[cfg(not(any(all(target_os = "linux", target_env = "gnu"), target_os = "android")))]
+mod lfs {
+    pub(super) use libc::{fopen, fstat, ftruncate, mmap, off_t, pread, pwrite, stat};
+}
+
+/// A file offset or size as `off_t`, None where it does not fit (only
+/// possible on a target whose `off_t` is narrower than 64 bits).
+fn off(v: i64) -> Option<lfs::off_t> {
+    lfs::off_t::try_from(v).ok()
+}
+
 /// Open `urlpath` with an fopen mode.
 ///
 /// # Safety
@@ -31,7 +53,7 @@ pub unsafe extern "C" fn blosc2_stdio_open(
             return ptr::null_mut();
         }
         // SAFETY: two C strings per the contract.
-        let f = unsafe { libc::fopen(urlpath, mode) };
+        let f = unsafe { lfs::fopen(urlpath, mode) };
         if f.is_null() {
             return ptr::null_mut();
         }
@@ -87,11 +109,11 @@ pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     };
     // SAFETY: a live FILE; fstat writes into a zeroed stat.
     unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        if libc::fstat(libc::fileno(f), &mut st) != 0 {
+        let mut st: lfs::stat = std::mem::zeroed();
+        if lfs::fstat(libc::fileno(f), &mut st) != 0 {
             return -1;
         }
-        st.st_size
+        i64::from(st.st_size)
     }
 }
 
@@ -108,13 +130,19 @@ unsafe fn pio(f: *mut libc::FILE, buf: *mut u8, n: usize, pos: i64, write: bool)
     let mut done = 0usize;
     while done < n {
         let todo = (n - done).min(1 << 30);
-        let off = pos + done as i64;
+        let Some(off) = i64::try_from(done)
+            .ok()
+            .and_then(|d| pos.checked_add(d))
+            .and_then(off)
+        else {
+            break;
+        };
         // SAFETY: `buf + done` has `todo` bytes per the caller.
         let r = unsafe {
             if write {
-                libc::pwrite(fd, buf.add(done).cast(), todo, off)
+                lfs::pwrite(fd, buf.add(done).cast(), todo, off)
             } else {
-                libc::pread(fd, buf.add(done).cast(), todo, off)
+                lfs::pread(fd, buf.add(done).cast(), todo, off)
             }
         };
         if r < 0 {
@@ -216,13 +244,13 @@ pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -
     let Some(f) = (unsafe { stdio_file(stream) }) else {
         return -1;
     };
-    if size < 0 {
+    let Some(size) = off(size).filter(|&s| s >= 0) else {
         return -1;
-    }
+    };
     // SAFETY: a live FILE.
     unsafe {
         libc::fflush(f);
-        libc::ftruncate(libc::fileno(f), size)
+        lfs::ftruncate(libc::fileno(f), size)
     }
 }
 
@@ -309,24 +337,28 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
         // SAFETY: C strings; the FILE and mapping are owned by `m` until
         // blosc2_stdio_mmap_destroy.
         unsafe {
-            let f = libc::fopen(urlpath, fmode.as_ptr());
+            let f = lfs::fopen(urlpath, fmode.as_ptr());
             if f.is_null() {
                 return ptr::null_mut();
             }
             let fd = libc::fileno(f);
-            let mut st: libc::stat = std::mem::zeroed();
-            if libc::fstat(fd, &mut st) != 0 {
+            let mut st: lfs::stat = std::mem::zeroed();
+            if lfs::fstat(fd, &mut st) != 0 {
                 libc::fclose(f);
                 return ptr::null_mut();
             }
-            let file_size = st.st_size as usize;
+            // a file larger than the address space cannot be mapped whole
+            let Ok(file_size) = usize::try_from(st.st_size) else {
+                libc::fclose(f);
+                return ptr::null_mut();
+            };
             let mut mapping = if initial {
                 m.initial_mapping_size
             } else {
                 file_size
             };
             mapping = mapping.max(file_size).max(1);
-            let addr = libc::mmap(ptr::null_mut(), mapping, prot, flags, fd, 0);
+            let addr = lfs::mmap(ptr::null_mut(), mapping, prot, flags, fd, 0);
             if addr == libc::MAP_FAILED {
                 libc::fclose(f);
                 return ptr::null_mut();
@@ -400,13 +432,19 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
     if ptr_.is_null() || m.addr.is_null() {
         return 0;
     }
-    let Some(end) = (position as usize).checked_add(n) else {
+    let Some(end) = usize::try_from(position)
+        .ok()
+        .and_then(|p| p.checked_add(n))
+    else {
         return 0;
     };
     if end > m.file_size {
         if !m.is_memory_only {
+            let Some(end_off) = i64::try_from(end).ok().and_then(off) else {
+                return 0;
+            };
             // SAFETY: our own descriptor.
-            if unsafe { libc::ftruncate(m.fd, end as i64) } < 0 {
+            if unsafe { lfs::ftruncate(m.fd, end_off) } < 0 {
                 return 0;
             }
         }
@@ -451,8 +489,9 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
     // SAFETY: per the contract.
     let m = unsafe { stream.cast::<blosc2_stdio_mmap>().as_ref() };
     let ok = match (m, nbytes_of(size, nitems, position)) {
-        (Some(m), Some(n)) if !m.addr.is_null() => (position as usize)
-            .checked_add(n)
+        (Some(m), Some(n)) if !m.addr.is_null() => usize::try_from(position)
+            .ok()
+            .and_then(|p| p.checked_add(n))
             .filter(|&e| e <= m.file_size)
             .map(|_| m.addr),
         _ => None,
@@ -480,18 +519,19 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i
     let Some(m) = (unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }) else {
         return -1;
     };
-    if size < 0 {
+    // a size past the address space cannot be mapped
+    let (Ok(new_size), Some(size)) = (usize::try_from(size), off(size)) else {
         return -1;
-    }
-    if m.file_size == size as usize {
+    };
+    if m.file_size == new_size {
         return 0;
     }
-    m.file_size = size as usize;
+    m.file_size = new_size;
     if m.is_memory_only {
         return 0;
     }
     // SAFETY: our own descriptor.
-    unsafe { libc::ftruncate(m.fd, size) }
+    unsafe { lfs::ftruncate(m.fd, size) }
 }
 
 /// Flush, unmap and close; frees the struct when `needs_free` says so.
