@@ -10,6 +10,7 @@
 #                             (e.g. CMAKE_ARGS=-DDEACTIVATE_ZSTD=ON)
 #   make test                 everything CI runs (scripts/run-tests.sh), with a summary
 #   make test-conformance     upstream's own tests and examples on our library
+#   make test-cross           the core's tests under qemu on s390x, i686 and aarch64, and clippy for each (scripts/test-cross.sh)
 #   make test-clients         client suites on our library (python-blosc2 and its examples, hdf5plugin, imagecodecs, OpenZL, PyTables, b2h5py; long)
 #   make headers              regenerate include/ from the Rust sources (cbindgen)
 #   make clean
@@ -67,7 +68,7 @@ INTEROP_STRICT ?= 1
 # The shared corpora and tools live beside the repository.
 SHARED_DIR ?= ../shared
 
-.PHONY: all build install install-files uninstall headers test test-cargo \
+.PHONY: all build install install-files uninstall headers test test-cargo test-cross \
 	test-c test-c-ref interop test-conformance test-clients native-static-libs clean
 
 all: build
@@ -135,6 +136,12 @@ test-cargo:
 	$(CARGO) test --workspace
 	$(CARGO) fmt --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+# The core's tests on big-endian (s390x), 32-bit (i686) and aarch64 under
+# qemu-user, and clippy -D warnings for each; installs the rustup targets,
+# cross gcc and qemu when it can (scripts/test-cross.sh says what it needs).
+test-cross:
+	CARGO="$(CARGO)" sh scripts/test-cross.sh
 
 # Install into build/prefix and run only the C tests against it.
 test-c: build
