@@ -33,6 +33,7 @@ mod lfs {
 
 /// A file offset or size as `off_t`, None where it does not fit (only
 /// possible on a target whose `off_t` is narrower than 64 bits).
+#[allow(clippy::unnecessary_fallible_conversions)] // off_t is i64 on most targets
 fn off(v: i64) -> Option<lfs::off_t> {
     lfs::off_t::try_from(v).ok()
 }
@@ -102,6 +103,7 @@ pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
 /// # Safety
 /// `stream` is NULL or came from `blosc2_stdio_open`.
 #[no_mangle]
+#[allow(clippy::useless_conversion)] // st_size is i64 wherever off_t is 64-bit
 pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     // SAFETY: per the contract.
     let Some(f) = (unsafe { stdio_file(stream) }) else {
