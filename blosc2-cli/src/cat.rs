@@ -8,30 +8,55 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use crate::input::{self, Input};
-use crate::{progress, threads, CatArgs, Fail};
+use crate::names::count;
+use crate::{out, progress, threads, CatArgs, Fail};
 
 const PIECE: i64 = 16 << 20;
 
-/// `START:STOP`, either side optional, within `0..=len`.
+/// `START:STOP` within `0..len`, either side optional; negative bounds
+/// count from the end, as Python's do (`-10:` is the last ten items).
 fn parse_range(s: &str, len: i64) -> Result<(i64, i64), Fail> {
+    let bad = |why: String| Fail::msg(format!("--slice '{s}': {why}"));
     let (a, b) = s
         .split_once(':')
-        .ok_or_else(|| Fail::msg(format!("bad range '{s}': expected START:STOP")))?;
+        .ok_or_else(|| bad("expected START:STOP, like 10:20, -10: or :5".into()))?;
     let num = |t: &str, default: i64| -> Result<i64, Fail> {
         let t = t.trim();
         if t.is_empty() {
             return Ok(default);
         }
-        t.parse::<i64>()
-            .map_err(|_| Fail::msg(format!("bad range '{s}': '{t}' is not a number")))
+        let v = t
+            .parse::<i64>()
+            .map_err(|_| bad(format!("'{t}' is not a whole number")))?;
+        let at = if v < 0 { len.saturating_add(v) } else { v };
+        if at < 0 || at > len {
+            return Err(bad(format!(
+                "{t} is outside the {} (valid bounds {}..={len})",
+                count(len, "item"),
+                -len
+            )));
+        }
+        Ok(at)
     };
     let (start, stop) = (num(a, 0)?, num(b, len)?);
-    if start < 0 || stop > len || start > stop {
-        return Err(Fail::msg(format!(
-            "range '{s}' is outside 0:{len} (or START > STOP)"
+    if start >= stop && len > 0 {
+        return Err(bad(format!(
+            "selects no items (it is {start}:{stop} of {}: START must come before STOP)",
+            count(len, "item")
         )));
     }
     Ok((start, stop))
+}
+
+/// A slice of a plain frame or chunk is one range.
+fn one_range(s: &str, what: &str) -> Result<(), Fail> {
+    if s.contains(',') {
+        return Err(Fail::msg(format!(
+            "{what} is not a b2nd array: --slice takes one START:STOP range of its items, \
+             not one per dimension"
+        )));
+    }
+    Ok(())
 }
 
 pub fn run(a: &CatArgs) -> Result<ExitCode, Fail> {
@@ -49,7 +74,10 @@ pub fn run(a: &CatArgs) -> Result<ExitCode, Fail> {
             .map_err(|e| Fail::at(&path, "decompression failed", e))?;
             let ts = h.typesize.max(1) as i64;
             let (start, stop) = match &a.slice {
-                Some(s) => parse_range(s, data.len() as i64 / ts)?,
+                Some(s) => {
+                    one_range(s, &format!("{} (a chunk)", path.display()))?;
+                    parse_range(s, data.len() as i64 / ts)?
+                }
                 None => (0, data.len() as i64 / ts),
             };
             // bytes past the last whole item belong to the content too
@@ -76,12 +104,8 @@ pub fn run(a: &CatArgs) -> Result<ExitCode, Fail> {
             }
         }
     };
-    match r.and_then(|_| out.flush()) {
-        // a reader that stops early (`| head`) is not an error
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(Fail::msg(format!("write error: {e}"))),
-        Ok(()) => Ok(ExitCode::SUCCESS),
-    }
+    r.and_then(|_| out.flush()).map_err(out::write_err)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn cat_schunk(sc: &SuperChunk, a: &CatArgs, out: &mut dyn Write) -> Result<io::Result<()>, Fail> {
@@ -115,6 +139,7 @@ fn cat_schunk(sc: &SuperChunk, a: &CatArgs, out: &mut dyn Write) -> Result<io::R
         pb.finish_and_clear();
         return Ok(Ok(()));
     };
+    one_range(s, &path.display().to_string())?;
     let (start, stop) = parse_range(s, nitems)?;
     let step = (PIECE / ts).max(1);
     let mut buf = Vec::new();
@@ -154,13 +179,15 @@ fn cat_array(arr: &Array, a: &CatArgs, out: &mut dyn Write) -> Result<io::Result
         let parts: Vec<&str> = s.split(',').collect();
         if parts.len() > nd {
             return Err(Fail::msg(format!(
-                "--slice has {} ranges, the array {nd} dimensions",
-                parts.len()
+                "--slice has {} ranges, the array {}",
+                parts.len(),
+                count(nd as i64, "dimension")
             )));
         }
         // dimensions left out are taken whole
         for (d, p) in parts.iter().enumerate() {
-            (start[d], stop[d]) = parse_range(p, shape[d])?;
+            (start[d], stop[d]) = parse_range(p, shape[d])
+                .map_err(|f| Fail(format!("{} (dimension {d})", f.0)))?;
         }
     }
     if start.iter().zip(&stop).any(|(s, e)| s == e) {

@@ -4,22 +4,23 @@
 //! once complete, so an interrupted run never leaves a frame that looks
 //! whole but is not.
 
+use blosc2_core::b2nd::meta::DTYPE_NUMPY_FORMAT;
+use blosc2_core::b2nd::{Array, Fill, Params as NdParams};
 use blosc2_core::chunk::header::EXTENDED_HEADER_LENGTH;
 use blosc2_core::chunk::params::codec;
 use blosc2_core::chunk::special::make_special;
 use blosc2_core::chunk::{vlblocks, CParams, ChunkHeader, DParams, Decompressor, Special};
 use blosc2_core::schunk::{Storage, SuperChunk};
+use indicatif::ProgressBar;
 use std::fs;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::input::{self, Input};
+use crate::input::{self, is_dash, Input};
+use crate::names::count;
+use crate::out::{self, write_err};
 use crate::{names, progress, threads, CompressArgs, DecompressArgs, Fail, Params, RecompressArgs};
-
-fn is_dash(p: &Path) -> bool {
-    p.as_os_str() == "-"
-}
 
 /// Refuse to overwrite OUTPUT unless told to; the temporary name to write.
 fn prepare_output(out: &Path, force: bool) -> Result<PathBuf, Fail> {
@@ -79,12 +80,15 @@ fn write_via_tmp<T>(
 fn cparams(p: &Params, base: CParams) -> Result<CParams, Fail> {
     let mut cp = base;
     if let Some(c) = &p.codec {
-        let code = names::codec_code(c).map_err(Fail)?;
+        let (code, meta) = names::parse_codec(c).map_err(Fail)?;
         if code != cp.compcode {
             cp.compcode = code;
             // codec meta and dictionaries belong to the old codec
             cp.compcode_meta = 0;
             cp.use_dict = cp.use_dict && matches!(code, codec::LZ4 | codec::LZ4HC | codec::ZSTD);
+        }
+        if let Some(m) = meta {
+            cp.compcode_meta = m;
         }
     }
     if let Some(l) = p.clevel {
@@ -110,14 +114,23 @@ fn fill(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
-/// The one-line summary of a frame file written by `compress` or
-/// `recompress`, on stderr.
-fn report_written(output: &Path, nchunks: i64, nbytes: i64) {
-    let size = fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+/// What `compress` or `recompress` wrote.
+struct Written {
+    nchunks: i64,
+    nbytes: i64,
+    size: u64,
+}
+
+/// The one-line summary of a frame written by `compress` or `recompress`,
+/// on stderr.
+fn report_written(output: &Path, w: &Written) {
     eprintln!(
-        "{}: {nchunks} chunk(s), {nbytes} bytes -> {size} bytes (ratio {:.2}x)",
+        "{}: {}, {} -> {} (ratio {:.2}x)",
         output.display(),
-        ratio(nbytes, size)
+        count(w.nchunks, "chunk"),
+        count(w.nbytes, "byte"),
+        count(w.size as i64, "byte"),
+        ratio(w.nbytes, w.size)
     );
 }
 
@@ -129,61 +142,377 @@ fn ratio(nbytes: i64, cbytes: u64) -> f64 {
     }
 }
 
+/// Make the frame `make` fills at OUTPUT (through a temporary file), or
+/// for `-` in memory and then on standard output. `make` gets the path to
+/// create the frame at, None for memory.
+fn make_frame(
+    output: &Path,
+    force: bool,
+    make: impl FnOnce(Option<&Path>) -> Result<SuperChunk, Fail>,
+) -> Result<Written, Fail> {
+    if is_dash(output) {
+        let sc = make(None)?;
+        let frame = sc
+            .to_frame()
+            .map_err(|e| Fail::at(output, "cannot serialize the frame", e))?;
+        out::write_bytes(&frame)?;
+        return Ok(Written {
+            nchunks: sc.nchunks(),
+            nbytes: sc.nbytes(),
+            size: frame.len() as u64,
+        });
+    }
+    let (nchunks, nbytes) = write_via_tmp(output, force, |tmp| {
+        let sc = make(Some(tmp))?;
+        Ok((sc.nchunks(), sc.nbytes()))
+    })?;
+    Ok(Written {
+        nchunks,
+        nbytes,
+        size: fs::metadata(output).map(|m| m.len()).unwrap_or(0),
+    })
+}
+
+fn storage(urlpath: Option<&Path>, cp: &CParams) -> Storage {
+    Storage {
+        contiguous: true,
+        urlpath: urlpath.map(Path::to_path_buf),
+        cparams: cp.clone(),
+        dparams: DParams {
+            nthreads: cp.nthreads,
+            typesize: cp.typesize,
+        },
+        ..Storage::default()
+    }
+}
+
+const NDLZ: u8 = 32;
+const NDMEAN: u8 = 33;
+
+/// Refuse up front what the n-dimensional codecs and filters cannot do:
+/// they read the geometry of b2nd blocks, so on anything else every chunk
+/// fails with a bare "Invalid data" or "Filter pipeline error". `ndim` is
+/// the array's (None: not a b2nd array), `fix` says how to get one.
+fn check_nd(cp: &CParams, ndim: Option<usize>, fix: &str) -> Result<(), Fail> {
+    let nd_filters: Vec<(u8, u8)> = cp
+        .filters
+        .iter()
+        .zip(&cp.filters_meta)
+        .filter(|(f, _)| names::ND_FILTERS.contains(f))
+        .map(|(f, m)| (*f, *m))
+        .collect();
+    let nd_codec = names::ND_CODECS.contains(&cp.compcode);
+    let what = match (nd_codec, nd_filters.first()) {
+        (true, _) => names::codec_name(cp.compcode),
+        (false, Some((f, _))) => names::filter_name(*f),
+        (false, None) => return Ok(()),
+    };
+    let Some(ndim) = ndim else {
+        return Err(Fail::msg(format!(
+            "{what} works on the blocks of an n-dimensional b2nd array, not on a plain \
+             frame of bytes: {fix}"
+        )));
+    };
+    let ts = cp.typesize;
+    let float = ts == 4 || ts == 8;
+    let name = names::codec_name(cp.compcode);
+    if cp.compcode == NDLZ {
+        if ndim != 2 {
+            return Err(Fail::msg(format!(
+                "ndlz compresses 2-dimensional arrays only, this one has {ndim} dimensions"
+            )));
+        }
+        if ts != 1 {
+            return Err(Fail::msg(format!(
+                "ndlz compresses 1-byte items, these have {ts} bytes"
+            )));
+        }
+        if cp.compcode_meta != 4 && cp.compcode_meta != 8 {
+            return Err(Fail::msg(
+                "ndlz needs its cell side as meta: --codec ndlz:4 or --codec ndlz:8",
+            ));
+        }
+    } else if nd_codec {
+        if ndim > 4 {
+            return Err(Fail::msg(format!(
+                "{name} handles 1 to 4 dimensions, this array has {ndim}"
+            )));
+        }
+        if !float {
+            return Err(Fail::msg(format!(
+                "{name} compresses float32 or float64 items (--dtype f4 or f8), these have \
+                 {ts} bytes"
+            )));
+        }
+    }
+    for (f, m) in nd_filters {
+        let fname = names::filter_name(f);
+        if m == 0 {
+            return Err(Fail::msg(format!(
+                "{fname} needs its cell side as meta, like --filter {fname}:4"
+            )));
+        }
+        if f == NDMEAN && !float {
+            return Err(Fail::msg(format!(
+                "ndmean averages float32 or float64 items (--dtype f4 or f8), these have \
+                 {ts} bytes"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Item size and NumPy dtype from --typesize and --dtype, and whether the
+/// size was left at its default.
+fn item_type(a: &CompressArgs) -> Result<(i32, Option<String>, bool), Fail> {
+    let dtype = match &a.dtype {
+        Some(d) => Some(names::parse_dtype(d).map_err(Fail)?),
+        None => None,
+    };
+    match (a.typesize, dtype) {
+        (Some(ts), Some((d, size))) if ts != size => Err(Fail::msg(format!(
+            "--typesize {ts} contradicts --dtype {d} ({size}-byte items)"
+        ))),
+        (_, Some((d, size))) => Ok((size, Some(d), false)),
+        (Some(ts), None) => Ok((ts, None, false)),
+        (None, None) => Ok((1, None, true)),
+    }
+}
+
+/// The b2nd geometry for `--shape`: chunk and block shapes as given, or
+/// chosen by halving the largest dimension until the bytes fit.
+fn array_params(
+    a: &CompressArgs,
+    shape_s: &str,
+    ts: i32,
+    dtype: Option<&str>,
+    chunk_bytes: u64,
+) -> Result<NdParams, Fail> {
+    let shape = names::parse_dims(shape_s, "--shape").map_err(Fail)?;
+    let given = |s: &Option<String>, what: &str| -> Result<Option<Vec<i32>>, Fail> {
+        let Some(s) = s else { return Ok(None) };
+        let d = names::parse_dims(s, what).map_err(Fail)?;
+        if d.len() != shape.len() {
+            return Err(Fail::msg(format!(
+                "{what} has {} dimensions, --shape {}",
+                d.len(),
+                shape.len()
+            )));
+        }
+        d.iter()
+            .map(|&n| i32::try_from(n).ok().filter(|&n| n > 0))
+            .collect::<Option<Vec<i32>>>()
+            .map(Some)
+            .ok_or_else(|| Fail::msg(format!("{what} '{s}': sizes must be 1 to {}", i32::MAX)))
+    };
+    let chunkshape = match given(&a.chunkshape, "--chunkshape")? {
+        Some(c) => c,
+        None => fit(
+            shape
+                .iter()
+                .map(|&n| n.clamp(1, i32::MAX as i64) as i32)
+                .collect(),
+            ts,
+            chunk_bytes,
+        ),
+    };
+    let blockshape = match given(&a.blockshape, "--blockshape")? {
+        Some(b) => b,
+        None => fit(chunkshape.clone(), ts, 256 << 10),
+    };
+    let p = NdParams::new(&shape, &chunkshape, &blockshape);
+    // without a dtype the array would read back as single bytes ("|u1")
+    let p = match dtype {
+        Some(d) => p.with_dtype(d, DTYPE_NUMPY_FORMAT),
+        None if ts == 1 => p,
+        None => p.with_dtype(&format!("|V{ts}"), DTYPE_NUMPY_FORMAT),
+    };
+    blosc2_core::b2nd::geometry::validate(&p.shape, &p.chunkshape, &p.blockshape).map_err(
+        |e| {
+            Fail::msg(format!(
+                "shape {:?}, chunkshape {:?} and blockshape {:?} do not fit together ({e}): \
+                 a block must fit in a chunk",
+                p.shape, p.chunkshape, p.blockshape
+            ))
+        },
+    )?;
+    Ok(p)
+}
+
+/// `dims` with its largest dimension halved until `ts`-byte items in it
+/// take at most `max` bytes.
+fn fit(mut dims: Vec<i32>, ts: i32, max: u64) -> Vec<i32> {
+    loop {
+        let bytes = dims
+            .iter()
+            .fold(ts as u64, |acc, &d| acc.saturating_mul(d as u64));
+        let Some(i) = (0..dims.len())
+            .filter(|&i| dims[i] > 1)
+            .max_by_key(|&i| dims[i])
+        else {
+            return dims;
+        };
+        if bytes <= max {
+            return dims;
+        }
+        dims[i] = (dims[i] + 1) / 2;
+    }
+}
+
 pub fn compress(a: &CompressArgs) -> Result<ExitCode, Fail> {
+    let (ts, dtype, default_ts) = item_type(a)?;
     let base = CParams {
         compcode: codec::ZSTD,
         clevel: 5,
-        typesize: a.typesize,
+        typesize: ts,
         nthreads: a.common.nthreads,
         ..CParams::default()
     };
     let cp = cparams(&a.params, base)?;
-    let ts = a.typesize as u64;
     let max = blosc2_core::chunk::header::MAX_BUFFERSIZE as u64;
-    let chunksize = (a.chunksize.min(max) / ts * ts).max(ts) as usize;
-    let (mut reader, total): (Box<dyn Read>, u64) = if is_dash(&a.input) {
-        (Box::new(io::stdin().lock()), 0)
+    let chunksize = (a.chunksize.min(max) / ts as u64 * ts as u64).max(ts as u64) as usize;
+    let array = match &a.shape {
+        Some(shape) => Some(array_params(
+            a,
+            shape,
+            ts,
+            dtype.as_deref(),
+            chunksize as u64,
+        )?),
+        None => None,
+    };
+    check_nd(
+        &cp,
+        array.as_ref().map(|p| p.shape.len()),
+        "add --shape DIMS (and --dtype, like f8) to write one",
+    )?;
+    let (mut reader, total): (Box<dyn Read>, Option<u64>) = if is_dash(&a.input) {
+        (Box::new(io::stdin().lock()), None)
     } else {
         let f = fs::File::open(&a.input).map_err(|e| Fail::at(&a.input, "cannot open", e))?;
-        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let len = f.metadata().map(|m| m.len()).ok();
         (Box::new(f), len)
     };
-    let pb = progress::bar(total, true, !a.common.no_progress, "compressing");
-    let (nchunks, nbytes) = write_via_tmp(&a.output, a.force, |tmp| {
-        let mut sc = SuperChunk::new(Storage {
-            contiguous: true,
-            urlpath: Some(tmp.to_path_buf()),
-            cparams: cp.clone(),
-            dparams: DParams {
-                nthreads: a.common.nthreads,
-                typesize: a.typesize,
-            },
-            ..Storage::default()
-        })
-        .map_err(|e| Fail::at(&a.output, "cannot create the frame", e))?;
-        let mut buf = vec![0u8; chunksize];
-        loop {
-            let n = fill(&mut reader, &mut buf).map_err(|e| Fail::at(&a.input, "read error", e))?;
-            if n == 0 {
-                break;
-            }
-            sc.append_buffer(&buf[..n]).map_err(|e| {
-                Fail::at(
-                    &a.output,
-                    &format!("cannot compress chunk {}", sc.nchunks()),
-                    e,
-                )
-            })?;
-            pb.inc(n as u64);
-            if n < buf.len() {
-                break;
-            }
+    if let (Some(p), Some(len)) = (&array, total) {
+        if len != array_bytes(p, ts) {
+            return Err(size_mismatch(&a.input, len, p, ts));
         }
-        Ok((sc.nchunks(), sc.nbytes()))
+    }
+    let pb = progress::bar(
+        total.unwrap_or(0),
+        true,
+        !a.common.no_progress,
+        "compressing",
+    );
+    let w = make_frame(&a.output, a.force, |path| match &array {
+        Some(p) => fill_array(a, &cp, p, &mut reader, path, &pb),
+        None => fill_frame(a, &cp, chunksize, &mut reader, path, &pb),
     })?;
     pb.finish_and_clear();
-    report_written(&a.output, nchunks, nbytes);
+    report_written(&a.output, &w);
+    if default_ts && w.nbytes > 0 && w.nbytes % 4 == 0 {
+        eprintln!(
+            "b2: hint: items were taken as single bytes (--typesize 1); if INPUT holds 4- or \
+             8-byte numbers, --typesize 4/8 or --dtype (f4, f8, i4, ...) lets shuffle find them"
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+fn array_bytes(p: &NdParams, ts: i32) -> u64 {
+    p.shape
+        .iter()
+        .fold(ts as u64, |acc, &n| acc.saturating_mul(n as u64))
+}
+
+fn size_mismatch(input: &Path, len: u64, p: &NdParams, ts: i32) -> Fail {
+    Fail::msg(format!(
+        "{}: holds {}, but shape {:?} of {ts}-byte items needs {}",
+        input.display(),
+        count(len as i64, "byte"),
+        p.shape,
+        count(array_bytes(p, ts) as i64, "byte")
+    ))
+}
+
+/// A plain frame of `chunksize`-byte chunks.
+fn fill_frame(
+    a: &CompressArgs,
+    cp: &CParams,
+    chunksize: usize,
+    reader: &mut dyn Read,
+    path: Option<&Path>,
+    pb: &ProgressBar,
+) -> Result<SuperChunk, Fail> {
+    let mut sc = SuperChunk::new(storage(path, cp))
+        .map_err(|e| Fail::at(&a.output, "cannot create the frame", e))?;
+    let mut buf = vec![0u8; chunksize];
+    loop {
+        let n = fill(reader, &mut buf).map_err(|e| Fail::at(&a.input, "read error", e))?;
+        if n == 0 {
+            break;
+        }
+        sc.append_buffer(&buf[..n]).map_err(|e| {
+            Fail::at(
+                &a.output,
+                &format!("cannot compress chunk {}", sc.nchunks()),
+                e,
+            )
+        })?;
+        pb.inc(n as u64);
+        if n < buf.len() {
+            break;
+        }
+    }
+    Ok(sc)
+}
+
+/// A b2nd array, written a slab of chunk rows at a time so that memory
+/// stays bounded whatever the size.
+fn fill_array(
+    a: &CompressArgs,
+    cp: &CParams,
+    p: &NdParams,
+    reader: &mut dyn Read,
+    path: Option<&Path>,
+    pb: &ProgressBar,
+) -> Result<SuperChunk, Fail> {
+    let ts = cp.typesize;
+    let mut arr = Array::create(storage(path, cp), p, Fill::Zeros)
+        .map_err(|e| Fail::at(&a.output, "cannot create the b2nd array", e))?;
+    let shape = &p.shape;
+    let row_bytes = array_bytes(p, ts) / (shape[0].max(1) as u64);
+    let mut buf = Vec::new();
+    let mut done = 0u64;
+    let mut r = 0i64;
+    while r < shape[0] {
+        let end = (r + p.chunkshape[0] as i64).min(shape[0]);
+        buf.resize(((end - r) as u64 * row_bytes) as usize, 0);
+        let n = fill(reader, &mut buf).map_err(|e| Fail::at(&a.input, "read error", e))?;
+        done += n as u64;
+        if n < buf.len() {
+            return Err(size_mismatch(&a.input, done, p, ts));
+        }
+        let mut start = vec![0i64; shape.len()];
+        let mut stop = shape.clone();
+        (start[0], stop[0]) = (r, end);
+        let bufshape: Vec<i64> = start.iter().zip(&stop).map(|(s, e)| e - s).collect();
+        arr.set_slice_cbuffer(&buf, &bufshape, &start, &stop)
+            .map_err(|e| Fail::at(&a.output, &format!("cannot compress rows {r}:{end}"), e))?;
+        pb.inc(n as u64);
+        r = end;
+    }
+    // the size of standard input is known only now
+    let mut extra = [0u8; 1];
+    if fill(reader, &mut extra).map_err(|e| Fail::at(&a.input, "read error", e))? > 0 {
+        return Err(Fail::msg(format!(
+            "{}: holds more than the {} shape {:?} of {ts}-byte items needs",
+            a.input.display(),
+            count(array_bytes(p, ts) as i64, "byte"),
+            p.shape
+        )));
+    }
+    Ok(arr.into_schunk())
 }
 
 /// Write the decompressed chunks of FILE to `w`, in order.
@@ -230,30 +559,13 @@ fn write_content(
     }
 }
 
-/// What a closed output pipe (`| head`) is reported as, so that callers
-/// writing to standard output can treat it as the reader's choice.
-const BROKEN_PIPE: &str = "write error: broken pipe";
-
-fn write_err(e: io::Error) -> Fail {
-    if e.kind() == io::ErrorKind::BrokenPipe {
-        return Fail::msg(BROKEN_PIPE);
-    }
-    Fail::msg(format!("write error: {e}"))
-}
-
 pub fn decompress(a: &DecompressArgs) -> Result<ExitCode, Fail> {
     let src = input::open(&a.input, a.offset)?;
     let show = !a.common.no_progress;
     if is_dash(&a.output) {
         let mut out = BufWriter::new(io::stdout().lock());
-        match write_content(src, a.common.nthreads, show, &mut out)
-            .and_then(|_| out.flush().map_err(write_err))
-        {
-            Err(Fail(m)) if m == BROKEN_PIPE => {}
-            r => {
-                r?;
-            }
-        }
+        write_content(src, a.common.nthreads, show, &mut out)?;
+        out.flush().map_err(write_err)?;
         return Ok(ExitCode::SUCCESS);
     }
     let (nchunks, nbytes) = write_via_tmp(&a.output, a.force, |tmp| {
@@ -264,8 +576,10 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode, Fail> {
         Ok(r)
     })?;
     eprintln!(
-        "{}: {nbytes} bytes from {nchunks} chunk(s)",
-        a.output.display()
+        "{}: {} from {}",
+        a.output.display(),
+        count(nbytes, "byte"),
+        count(nchunks, "chunk")
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -327,25 +641,22 @@ pub fn recompress(a: &RecompressArgs) -> Result<ExitCode, Fail> {
         ..src.cparams().clone()
     };
     let cp = cparams(&a.params, base)?;
+    let ndim = Array::from_schunk(&src).ok().map(|arr| arr.ndim());
+    check_nd(
+        &cp,
+        ndim,
+        "b2 compress --shape DIMS --dtype f8 writes raw data as one",
+    )?;
     let pb = progress::bar(
         src.nbytes().max(0) as u64,
         true,
         !a.common.no_progress,
         "recompressing",
     );
-    let (nchunks, nbytes) = write_via_tmp(&a.output, a.force, |tmp| {
+    let w = make_frame(&a.output, a.force, |path| {
         let out = &a.output;
-        let mut dst = SuperChunk::new(Storage {
-            contiguous: true,
-            urlpath: Some(tmp.to_path_buf()),
-            cparams: cp.clone(),
-            dparams: DParams {
-                nthreads: a.common.nthreads,
-                typesize: cp.typesize,
-            },
-            ..Storage::default()
-        })
-        .map_err(|e| Fail::at(out, "cannot create the frame", e))?;
+        let mut dst = SuperChunk::new(storage(path, &cp))
+            .map_err(|e| Fail::at(out, "cannot create the frame", e))?;
         // b2nd arrays read blocks by the block size their blockshape gives
         dst.blocksize = src.blocksize;
         // fixed metalayers live in the header, which cannot grow once
@@ -372,9 +683,9 @@ pub fn recompress(a: &RecompressArgs) -> Result<ExitCode, Fail> {
             dst.vlmeta_add(&m.name, &content, None)
                 .map_err(|e| Fail::at(out, &format!("vlmetalayer '{}'", m.name), e))?;
         }
-        Ok((dst.nchunks(), dst.nbytes()))
+        Ok(dst)
     })?;
     pb.finish_and_clear();
-    report_written(&a.output, nchunks, nbytes);
+    report_written(&a.output, &w);
     Ok(ExitCode::SUCCESS)
 }

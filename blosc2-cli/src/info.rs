@@ -10,10 +10,25 @@ use serde_json::{json, Value};
 use std::process::ExitCode;
 
 use crate::input::{self, ChunkEntry, Frame, Input};
-use crate::names;
+use crate::names::{self, count};
+use crate::out;
 use crate::{Fail, InfoArgs};
 
 pub fn run(a: &InfoArgs) -> Result<ExitCode, Fail> {
+    match report(a) {
+        // scripts asking for JSON get JSON, failures included
+        Err(f) if a.json && !f.is_pipe_closed() => {
+            let file = a.src.file.display().to_string();
+            let prefix = format!("{file}: ");
+            let error = f.0.strip_prefix(&prefix).unwrap_or(&f.0);
+            out::line(&json!({"file": file, "ok": false, "error": error}).to_string())?;
+            Ok(ExitCode::FAILURE)
+        }
+        r => r,
+    }
+}
+
+fn report(a: &InfoArgs) -> Result<ExitCode, Fail> {
     let v = match input::open(&a.src.file, a.src.offset)? {
         Input::Frame(f) => frame_json(&f),
         Input::Chunk { path, bytes } => json!({
@@ -24,9 +39,9 @@ pub fn run(a: &InfoArgs) -> Result<ExitCode, Fail> {
         }),
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        out::line(&serde_json::to_string_pretty(&v).unwrap_or_default())?;
     } else {
-        print_human(&v);
+        out::print(&human(&v))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -137,7 +152,7 @@ pub fn frame_json(f: &Frame) -> Value {
     let h = f.header();
     let info = &f.info;
     let file_size = match &f.place {
-        input::Place::File { path, .. } => std::fs::metadata(path).map(|m| m.len()).ok(),
+        input::Place::File { origin, .. } => origin.stream().ok().and_then(|mut s| s.size().ok()),
         input::Place::Dir { path } => {
             std::fs::metadata(blosc2_core::frame::sframe::index_path(path))
                 .map(|m| m.len())
@@ -259,34 +274,43 @@ fn chunk_row(c: &Value) -> String {
     )
 }
 
-fn print_human(v: &Value) {
-    println!("file:          {}", s(&v["file"]));
+/// The report for people, one line per fact and one per chunk.
+fn human(v: &Value) -> String {
+    let mut o = String::new();
+    // format! into the String: writing to it cannot fail
+    macro_rules! w {
+        ($($t:tt)*) => {{
+            o.push_str(&format!($($t)*));
+            o.push('\n');
+        }};
+    }
+    w!("file:          {}", s(&v["file"]));
     if v["kind"] == "chunk" {
-        println!("kind:          chunk ({} bytes)", s(&v["file_size"]));
+        w!("kind:          chunk ({} bytes)", s(&v["file_size"]));
         let c = &v["chunk"];
-        println!("version:       {}", s(&c["version"]));
-        println!(
+        w!("version:       {}", s(&c["version"]));
+        w!(
             "sizes:         nbytes {}  cbytes {}  blocksize {}  typesize {}",
             s(&c["nbytes"]),
             s(&c["cbytes"]),
             s(&c["blocksize"]),
             s(&c["typesize"])
         );
-        println!("codec:         {}", s(&c["codec"]));
-        println!("filters:       {}", filters_text(&c["filters"]));
+        w!("codec:         {}", s(&c["codec"]));
+        w!("filters:       {}", filters_text(&c["filters"]));
         let n = notes(c);
         if !n.is_empty() {
-            println!("notes:         {n}");
+            w!("notes:         {n}");
         }
-        return;
+        return o;
     }
     let fr = &v["frame"];
     let mut kind = s(&v["kind"]);
     if v["offset"].as_u64().unwrap_or(0) > 0 {
         kind += &format!(" at offset {}", s(&v["offset"]));
     }
-    println!("kind:          {kind}");
-    println!(
+    w!("kind:          {kind}");
+    w!(
         "frame:         version {}, header {} bytes, frame {} bytes, flags 0x{:02x}{}{}",
         s(&fr["version"]),
         s(&fr["header_len"]),
@@ -303,15 +327,15 @@ fn print_human(v: &Value) {
             ""
         },
     );
-    println!(
+    w!(
         "sizes:         nbytes {}  cbytes {}  ratio {:.2}x",
         s(&fr["nbytes"]),
         s(&fr["cbytes"]),
         fr["ratio"].as_f64().unwrap_or(0.0)
     );
-    println!(
+    w!(
         "chunks:        {} of {} bytes (typesize {}, blocksize {})",
-        s(&fr["nchunks"]),
+        count(fr["nchunks"].as_i64().unwrap_or(0), "chunk"),
         match fr["chunksize"].as_i64() {
             Some(0) => "variable size".to_string(),
             Some(-1) => "no size yet".to_string(),
@@ -323,7 +347,7 @@ fn print_human(v: &Value) {
             _ => s(&fr["blocksize"]),
         }
     );
-    println!(
+    w!(
         "codec:         {} (id {}, meta {}), clevel {}, split {}{}",
         s(&fr["codec"]),
         s(&fr["compcode"]),
@@ -336,23 +360,23 @@ fn print_human(v: &Value) {
             ""
         }
     );
-    println!("filters:       {}", filters_text(&fr["filters"]));
-    println!(
-        "trailer:       {} bytes, {} vlmetalayer(s)",
+    w!("filters:       {}", filters_text(&fr["filters"]));
+    w!(
+        "trailer:       {} bytes, {}",
         s(&v["trailer"]["len"]),
-        s(&v["trailer"]["vlmetalayers"])
+        count(v["trailer"]["vlmetalayers"].as_i64().unwrap_or(0), "vlmetalayer")
     );
     let metas = |key: &str, label: &str| {
         let list = v[key].as_array().cloned().unwrap_or_default();
         if list.is_empty() {
-            println!("{label:<15}none");
+            w!("{label:<15}none");
         }
         for (i, m) in list.iter().enumerate() {
             let head = if i == 0 { label } else { "" };
             if m["cbytes"].is_null() {
-                println!("{head:<15}{} ({} bytes)", s(&m["name"]), s(&m["size"]));
+                w!("{head:<15}{} ({} bytes)", s(&m["name"]), s(&m["size"]));
             } else {
-                println!(
+                w!(
                     "{head:<15}{} ({} bytes, {} compressed)",
                     s(&m["name"]),
                     s(&m["size"]),
@@ -366,29 +390,29 @@ fn print_human(v: &Value) {
     let nd = &v["b2nd"];
     if !nd.is_null() {
         if let Some(e) = nd["error"].as_str() {
-            println!("b2nd:          {e}");
+            w!("b2nd:          {e}");
         } else {
-            println!(
+            w!(
                 "b2nd:          ndim {}, dtype {}",
                 s(&nd["ndim"]),
                 s(&nd["dtype"])
             );
-            println!("  shape:       {}", s(&nd["shape"]));
-            println!("  chunkshape:  {}", s(&nd["chunkshape"]));
-            println!("  blockshape:  {}", s(&nd["blockshape"]));
+            w!("  shape:       {}", s(&nd["shape"]));
+            w!("  chunkshape:  {}", s(&nd["chunkshape"]));
+            w!("  blockshape:  {}", s(&nd["blockshape"]));
         }
     }
     let chunks = v["chunks"].as_array().cloned().unwrap_or_default();
     if chunks.is_empty() {
-        return;
+        return o;
     }
     let loc = if v["kind"] == "sparse frame" {
         "file"
     } else {
         "offset"
     };
-    println!();
-    println!(
+    w!("");
+    w!(
         "{:>7} {:>12} {:>10} {:>10} {:>9}  {:<8} {:<20} notes",
         "chunk", loc, "nbytes", "cbytes", "blocksize", "codec", "filters"
     );
@@ -402,6 +426,7 @@ fn print_human(v: &Value) {
             s(&c["offset"])
         };
         let line = format!("{:>7} {:>12} {}", s(&c["chunk"]), at, chunk_row(c));
-        println!("{}", line.trim_end());
+        w!("{}", line.trim_end());
     }
+    o
 }

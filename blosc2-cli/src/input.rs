@@ -1,22 +1,102 @@
 //! What a FILE argument holds: a contiguous frame (at some offset of a
 //! file), a sparse frame directory, or a single chunk. The core's errors
 //! are bare codes, so every failure here says which file and which step.
+//! FILE `-` is standard input, read into memory.
 
 use blosc2_core::chunk::header::{version, EXTENDED_HEADER_LENGTH};
 use blosc2_core::chunk::{ChunkHeader, Special};
-use blosc2_core::frame::header::FrameHeader;
+use blosc2_core::error::{ErrorKind, Result as CoreResult};
+use blosc2_core::frame::header::{pos, FrameHeader, HEADER_MINLEN};
 use blosc2_core::frame::{self, index, sframe, FrameInfo, StreamSource};
 use blosc2_core::io::{self, Mode, Stream};
 use blosc2_core::schunk::SuperChunk;
+use std::fmt::Display;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::Fail;
 
+/// Where FILE's bytes come from.
+#[derive(Clone)]
+pub enum Origin {
+    Path(PathBuf),
+    /// Standard input (`-`), read whole: frames are read out of order.
+    Stdin(Arc<Vec<u8>>),
+}
+
+/// `-`: standard input where a file is read, standard output where one is
+/// written.
+pub fn is_dash(p: &Path) -> bool {
+    p.as_os_str() == "-"
+}
+
+impl Origin {
+    /// The origin of a FILE argument; `-` reads standard input now.
+    pub fn new(path: &Path) -> Result<Origin, Fail> {
+        if !is_dash(path) {
+            return Ok(Origin::Path(path.to_path_buf()));
+        }
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Fail::at(path, "cannot read standard input", e))?;
+        Ok(Origin::Stdin(Arc::new(bytes)))
+    }
+
+    pub fn name(&self) -> &Path {
+        match self {
+            Origin::Path(p) => p,
+            Origin::Stdin(_) => Path::new("-"),
+        }
+    }
+
+    pub fn stream(&self) -> Result<Box<dyn Stream>, Fail> {
+        match self {
+            Origin::Path(p) => open_stream(p),
+            Origin::Stdin(b) => Ok(Box::new(MemStream(b.clone()))),
+        }
+    }
+
+    fn read_all(&self) -> Result<Vec<u8>, Fail> {
+        match self {
+            Origin::Path(p) => {
+                std::fs::read(p).map_err(|e| Fail::msg(format!("{}: {e}", p.display())))
+            }
+            Origin::Stdin(b) => Ok(b.to_vec()),
+        }
+    }
+}
+
+/// Standard input's bytes, read through the core's stream interface.
+struct MemStream(Arc<Vec<u8>>);
+
+impl Stream for MemStream {
+    fn size(&mut self) -> CoreResult<u64> {
+        Ok(self.0.len() as u64)
+    }
+    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> CoreResult<()> {
+        let src = usize::try_from(pos)
+            .ok()
+            .and_then(|p| self.0.get(p..p.checked_add(buf.len())?))
+            .ok_or(ErrorKind::FileRead)?;
+        buf.copy_from_slice(src);
+        Ok(())
+    }
+    fn write_all_at(&mut self, _pos: u64, _data: &[u8]) -> CoreResult<()> {
+        Err(ErrorKind::FileWrite)
+    }
+    fn truncate(&mut self, _size: u64) -> CoreResult<()> {
+        Err(ErrorKind::FileTruncate)
+    }
+}
+
 /// Where the frame is stored.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Place {
-    /// A frame file, the frame starting `offset` bytes in.
-    File { path: PathBuf, offset: u64 },
+    /// A frame file (or standard input), the frame starting `offset` bytes in.
+    File { origin: Origin, offset: u64 },
     /// A sparse frame directory.
     Dir { path: PathBuf },
 }
@@ -35,16 +115,15 @@ pub enum Input {
 
 const MAGIC: &[u8] = b"b2frame";
 
-/// Whether a frame header starts `offset` bytes into `path`.
-fn looks_like_frame(path: &Path, offset: u64) -> Result<bool, Fail> {
-    let mut s = open_stream(path)?;
-    let size = s.size().map_err(|e| Fail::at(path, "cannot size", e))?;
-    if size < offset + 9 {
+/// Whether a frame header starts `offset` bytes into the stream.
+fn looks_like_frame(name: &Path, s: &mut dyn Stream, offset: u64) -> Result<bool, Fail> {
+    let size = s.size().map_err(|e| Fail::at(name, "cannot size", e))?;
+    if size < offset.saturating_add(9) {
         return Ok(false);
     }
     let mut b = [0u8; 9];
     s.read_exact_at(offset, &mut b)
-        .map_err(|e| Fail::at(path, "cannot read", e))?;
+        .map_err(|e| Fail::at(name, "cannot read", e))?;
     Ok(&b[2..9] == MAGIC)
 }
 
@@ -57,79 +136,115 @@ pub fn open_stream(path: &Path) -> Result<Box<dyn Stream>, Fail> {
         .map_err(|e| Fail::at(path, "cannot open", e))
 }
 
-/// Classify and read the layout of FILE (frames at `offset` when given).
-pub fn open(path: &Path, offset: u64) -> Result<Input, Fail> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| Fail::msg(format!("{}: {e}", path.display())))?;
-    if meta.is_dir() {
-        let idx = sframe::index_path(path);
-        if !idx.is_file() {
-            return Err(Fail::msg(format!(
-                "{}: a directory without {} is not a sparse frame",
-                path.display(),
-                sframe::INDEX_FILE
-            )));
-        }
-        let mut s = open_stream(&idx)?;
-        let info = frame::read_info(
-            &mut StreamSource {
-                stream: s.as_mut(),
-                base: 0,
-            },
-            true,
-            false,
-        )
-        .map_err(|e| Fail::at(&idx, "invalid sparse frame index", e))?;
-        return Ok(Input::Frame(Frame {
-            place: Place::Dir {
-                path: path.to_path_buf(),
-            },
-            info,
-        }));
+/// Why a contiguous frame whose layout does not read is broken, from its
+/// size and fixed header alone: the core's error is a bare code, and
+/// "Invalid value in header" hides the usual cause, a cut-off file.
+fn explain_bad_frame(s: &mut dyn Stream, offset: u64, core: impl Display) -> String {
+    let avail = s.size().unwrap_or(0).saturating_sub(offset);
+    let from = if offset > 0 {
+        format!(" after offset {offset}")
+    } else {
+        String::new()
+    };
+    let mut fixed = vec![0u8; (avail as usize).min(HEADER_MINLEN)];
+    if s.read_exact_at(offset, &mut fixed).is_err() {
+        return format!("invalid frame: {core}");
     }
-    if looks_like_frame(path, offset)? {
-        let mut s = open_stream(path)?;
-        let info = frame::read_info(
+    // the frame length is readable from a header cut short too
+    let end = pos::FRAME_LEN + 8;
+    let declared = (fixed.len() >= end)
+        .then(|| i64::from_be_bytes(fixed[pos::FRAME_LEN..end].try_into().unwrap_or_default()));
+    if fixed.len() < HEADER_MINLEN {
+        return match declared {
+            Some(n) if n > avail as i64 => format!(
+                "truncated frame: the header says the frame has {n} bytes, the file has {avail}{from}"
+            ),
+            _ => format!(
+                "truncated frame: {avail} bytes{from}, fewer than a frame header's {HEADER_MINLEN}"
+            ),
+        };
+    }
+    match FrameHeader::parse(&fixed) {
+        Err(e) => format!("invalid frame header: {e}"),
+        Ok(h) if h.frame_len > avail as i64 => format!(
+            "truncated frame: the header says the frame has {} bytes, the file has {avail}{from}",
+            h.frame_len
+        ),
+        Ok(_) => format!("damaged frame (its chunk index, metalayers or trailer do not read): {core}"),
+    }
+}
+
+/// Classify and read the layout of FILE (frames at `offset` when given);
+/// `-` reads standard input. Errors about a damaged frame point to
+/// `b2 verify`.
+pub fn open(path: &Path, offset: u64) -> Result<Input, Fail> {
+    let origin = Origin::new(path)?;
+    open_origin(&origin, offset).map_err(|(f, damaged)| {
+        if damaged {
+            Fail(format!("{} (b2 verify names the damaged chunk)", f.0))
+        } else {
+            f
+        }
+    })
+}
+
+/// As [`open`]; the error tells whether FILE is a damaged frame (where
+/// `b2 verify` can say more).
+pub fn open_origin(origin: &Origin, offset: u64) -> Result<Input, (Fail, bool)> {
+    let plain = |f: Fail| (f, false);
+    let path = origin.name();
+    if let Origin::Path(p) = origin {
+        let meta = std::fs::metadata(p).map_err(|e| {
+            plain(Fail::msg(if e.kind() == std::io::ErrorKind::NotFound {
+                format!("{}: no such file or directory", p.display())
+            } else {
+                format!("{}: {e}", p.display())
+            }))
+        })?;
+        if meta.is_dir() {
+            return open_sparse(p).map_err(plain);
+        }
+    }
+    let mut s = origin.stream().map_err(plain)?;
+    if looks_like_frame(path, s.as_mut(), offset).map_err(plain)? {
+        let read = frame::read_info(
             &mut StreamSource {
                 stream: s.as_mut(),
                 base: offset,
             },
             false,
             false,
-        )
-        .map_err(|e| {
-            Fail::at(
-                path,
-                "invalid frame (b2 verify tells where it is damaged)",
-                e,
-            )
+        );
+        let info = read.map_err(|e| {
+            let why = explain_bad_frame(s.as_mut(), offset, e);
+            (Fail::msg(format!("{}: {why}", path.display())), true)
         })?;
         return Ok(Input::Frame(Frame {
             place: Place::File {
-                path: path.to_path_buf(),
+                origin: origin.clone(),
                 offset,
             },
             info,
         }));
     }
     if offset != 0 {
-        return Err(Fail::msg(format!(
-            "{}: no frame at offset {offset}",
+        return Err(plain(Fail::msg(format!(
+            "{}: no frame at offset {offset} (no 'b2frame' magic there)",
             path.display()
-        )));
+        ))));
     }
-    let bytes = std::fs::read(path).map_err(|e| Fail::msg(format!("{}: {e}", path.display())))?;
-    let h = ChunkHeader::read(&bytes).map_err(|e| {
-        Fail::msg(format!(
-            "{}: neither a Blosc2 frame nor a chunk ({e})",
+    let bytes = origin.read_all().map_err(plain)?;
+    let not_blosc = |why: String| {
+        plain(Fail::msg(format!(
+            "{}: neither a Blosc2 frame nor a chunk ({why})",
             path.display()
-        ))
-    })?;
+        )))
+    };
+    let h = ChunkHeader::read(&bytes).map_err(|e| not_blosc(e.to_string()))?;
     // the header checks alone pass many arbitrary files
     if h.version == 0 || h.version > version::MAX {
-        return Err(Fail::msg(format!(
-            "{}: neither a Blosc2 frame nor a chunk (chunk format version {} unknown)",
-            path.display(),
+        return Err(not_blosc(format!(
+            "no 'b2frame' magic, and chunk format version {} is unknown",
             h.version
         )));
     }
@@ -139,10 +254,41 @@ pub fn open(path: &Path, offset: u64) -> Result<Input, Fail> {
     })
 }
 
+fn open_sparse(path: &Path) -> Result<Input, Fail> {
+    let idx = sframe::index_path(path);
+    if !idx.is_file() {
+        return Err(Fail::msg(format!(
+            "{}: a directory without {} is not a sparse frame",
+            path.display(),
+            sframe::INDEX_FILE
+        )));
+    }
+    let mut s = open_stream(&idx)?;
+    let read = frame::read_info(
+        &mut StreamSource {
+            stream: s.as_mut(),
+            base: 0,
+        },
+        true,
+        false,
+    );
+    let info = read.map_err(|e| {
+        let why = explain_bad_frame(s.as_mut(), 0, e);
+        Fail::msg(format!("{}: {why}", idx.display()))
+    })?;
+    Ok(Input::Frame(Frame {
+        place: Place::Dir {
+            path: path.to_path_buf(),
+        },
+        info,
+    }))
+}
+
 impl Frame {
     pub fn path(&self) -> &Path {
         match &self.place {
-            Place::File { path, .. } | Place::Dir { path } => path,
+            Place::File { origin, .. } => origin.name(),
+            Place::Dir { path } => path,
         }
     }
 
@@ -157,7 +303,20 @@ impl Frame {
     /// The super-chunk over this frame, for reading chunks.
     pub fn open_schunk(&self) -> Result<SuperChunk, Fail> {
         let (path, offset) = match &self.place {
-            Place::File { path, offset } => (path.as_path(), *offset),
+            Place::File {
+                origin: Origin::Stdin(bytes),
+                offset,
+            } => {
+                let start = *offset as usize;
+                let end = start.saturating_add(self.header().frame_len.max(0) as usize);
+                let frame = bytes.get(start..end).unwrap_or_default();
+                return SuperChunk::from_buffer(frame, true)
+                    .map_err(|e| Fail::at(self.path(), "cannot open the frame", e));
+            }
+            Place::File {
+                origin: Origin::Path(path),
+                offset,
+            } => (path.as_path(), *offset),
             Place::Dir { path } => (path.as_path(), 0),
         };
         SuperChunk::open(path, offset, io::default_backend())
@@ -185,7 +344,7 @@ impl Frame {
     pub fn chunk_entries(&self) -> Vec<ChunkEntry> {
         // one stream for a frame file; sparse chunks are files of their own
         let mut file = match &self.place {
-            Place::File { path, .. } => Some(open_stream(path).map_err(|f| f.0)),
+            Place::File { origin, .. } => Some(origin.stream().map_err(|f| f.0)),
             Place::Dir { .. } => None,
         };
         self.info

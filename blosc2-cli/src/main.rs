@@ -9,6 +9,7 @@ mod convert;
 mod info;
 mod input;
 mod names;
+mod out;
 mod progress;
 mod threads;
 mod verify;
@@ -30,7 +31,18 @@ impl Fail {
     pub fn at(path: &Path, what: &str, e: impl Display) -> Fail {
         Fail(format!("{}: {what}: {e}", path.display()))
     }
+    /// Standard output closed by its reader (`| head`): the reader's
+    /// choice, so main exits quietly instead of reporting it.
+    pub fn pipe_closed() -> Fail {
+        Fail(PIPE_CLOSED.into())
+    }
+    pub fn is_pipe_closed(&self) -> bool {
+        self.0 == PIPE_CLOSED
+    }
 }
+
+/// No message is ever this (messages are never empty).
+const PIPE_CLOSED: &str = "";
 
 #[derive(Parser)]
 #[command(
@@ -50,7 +62,8 @@ struct Cli {
 enum Cmd {
     /// Show the frame header, trailer, chunk index, metalayers and b2nd geometry.
     Info(InfoArgs),
-    /// Decompress everything; exit non-zero at the first bad chunk.
+    /// Decompress everything in each FILE; name the first bad chunk of each,
+    /// exit non-zero if any FILE is bad.
     Verify(VerifyArgs),
     /// Compress a raw file into a contiguous frame.
     Compress(CompressArgs),
@@ -65,7 +78,8 @@ enum Cmd {
 /// Options for reading FILE.
 #[derive(Args, Clone)]
 pub struct Source {
-    /// A frame file, a sparse frame directory or a chunk file.
+    /// A frame file, a sparse frame directory or a chunk file ('-' for
+    /// standard input).
     pub file: PathBuf,
     /// Where the frame starts in FILE (frames appended to other data).
     #[arg(long, default_value_t = 0, value_name = "BYTES")]
@@ -93,8 +107,13 @@ pub struct InfoArgs {
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    #[command(flatten)]
-    pub src: Source,
+    /// Frame files, sparse frame directories or chunk files ('-' for
+    /// standard input); each gets a line, and several a summary.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Where the frame starts in each FILE (frames appended to other data).
+    #[arg(long, default_value_t = 0, value_name = "BYTES")]
+    pub offset: u64,
     #[command(flatten)]
     pub common: Common,
     /// Machine-readable output.
@@ -105,15 +124,19 @@ pub struct VerifyArgs {
 /// Compression parameters; when recompressing, unset ones keep the source's.
 #[derive(Args, Clone, Default)]
 pub struct Params {
-    /// blosclz, lz4, lz4hc, zlib, zstd, ndlz, zfp_acc, zfp_prec, zfp_rate (or an id).
-    #[arg(long)]
+    /// blosclz, lz4, lz4hc, zlib, zstd, or an id; NAME:META sets the codec's
+    /// meta. For b2nd arrays only (compress --shape): ndlz:4 or ndlz:8 (cell
+    /// side, 2-D), zfp_acc:E (error within 10^E), zfp_prec:BITS, zfp_rate:PCT
+    /// (percent of the input size), on float32/float64 items.
+    #[arg(long, value_name = "CODEC")]
     pub codec: Option<String>,
     /// Compression level, 0 (none) to 9.
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=9))]
     pub clevel: Option<u8>,
     /// Filters in the order they run: shuffle, bitshuffle, delta, trunc_prec,
-    /// bytedelta, int_trunc, ndcell, ndmean, nofilter (NAME or NAME:META,
-    /// repeatable or comma-separated, at most 6).
+    /// bytedelta, int_trunc, nofilter (NAME or NAME:META, repeatable or
+    /// comma-separated, at most 6). For b2nd arrays only: ndcell:SIDE,
+    /// ndmean:SIDE (float32/float64).
     #[arg(long = "filter", value_name = "FILTER")]
     pub filters: Vec<String>,
 }
@@ -122,13 +145,30 @@ pub struct Params {
 pub struct CompressArgs {
     /// Raw input file ('-' for standard input).
     pub input: PathBuf,
-    /// Contiguous frame to write.
+    /// Contiguous frame to write ('-' for standard output).
     pub output: PathBuf,
     #[command(flatten)]
     pub params: Params,
-    /// Item size in bytes (what shuffle and delta work on).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..))]
-    pub typesize: i32,
+    /// Item size in bytes (what shuffle and delta work on) [default: 1, or
+    /// the size of --dtype].
+    #[arg(long, value_parser = clap::value_parser!(i32).range(1..))]
+    pub typesize: Option<i32>,
+    /// Item type, NumPy style: f4, f8, i2, u1, <f8, float64, int32... Sets
+    /// the typesize, and the dtype of a b2nd array (--shape).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// Write a b2nd array of this shape (items per dimension, C order, like
+    /// 1000,500) instead of a plain frame; INPUT must hold exactly its items.
+    #[arg(long, value_name = "DIMS")]
+    pub shape: Option<String>,
+    /// With --shape: items per chunk in each dimension [default: from
+    /// --chunksize].
+    #[arg(long, value_name = "DIMS", requires = "shape")]
+    pub chunkshape: Option<String>,
+    /// With --shape: items per block in each dimension [default: blocks of
+    /// at most 256 KiB].
+    #[arg(long, value_name = "DIMS", requires = "shape")]
+    pub blockshape: Option<String>,
     /// Bytes per chunk (suffixes K, M, G); rounded down to a whole number of items.
     #[arg(long, default_value = "4M", value_parser = parse_size)]
     pub chunksize: u64,
@@ -141,7 +181,7 @@ pub struct CompressArgs {
 
 #[derive(Args)]
 pub struct DecompressArgs {
-    /// Frame, sparse frame directory or chunk file.
+    /// Frame, sparse frame directory or chunk file ('-' for standard input).
     pub input: PathBuf,
     /// Raw file to write ('-' for standard output).
     pub output: PathBuf,
@@ -157,9 +197,9 @@ pub struct DecompressArgs {
 
 #[derive(Args)]
 pub struct RecompressArgs {
-    /// Frame or sparse frame directory.
+    /// Frame or sparse frame directory ('-' for standard input).
     pub input: PathBuf,
-    /// Contiguous frame to write.
+    /// Contiguous frame to write ('-' for standard output).
     pub output: PathBuf,
     /// Where the frame starts in INPUT.
     #[arg(long, default_value_t = 0, value_name = "BYTES")]
@@ -177,9 +217,10 @@ pub struct RecompressArgs {
 pub struct CatArgs {
     #[command(flatten)]
     pub src: Source,
-    /// Items START:STOP (either may be left out); for b2nd arrays one range
-    /// per dimension, comma-separated ("0:10,5:7"), written in C order.
-    #[arg(long, value_name = "RANGE")]
+    /// Items START:STOP (either may be left out; negative ones count from
+    /// the end, as in Python: -10: is the last ten); for b2nd arrays one
+    /// range per dimension, comma-separated ("0:10,-3:"), written in C order.
+    #[arg(long, value_name = "RANGE", allow_hyphen_values = true)]
     pub slice: Option<String>,
     #[command(flatten)]
     pub common: Common,
@@ -212,6 +253,7 @@ fn main() -> ExitCode {
     };
     match r {
         Ok(code) => code,
+        Err(f) if f.is_pipe_closed() => ExitCode::SUCCESS,
         Err(Fail(m)) => {
             eprintln!("b2: {m}");
             ExitCode::FAILURE

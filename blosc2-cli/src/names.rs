@@ -83,17 +83,7 @@ pub fn parse_filters(specs: &[String]) -> Result<Vec<(u8, u8)>, String> {
     for spec in specs {
         for part in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (name, meta) = match part.split_once(':') {
-                Some((n, m)) => {
-                    // filters_meta is a byte, but trunc_prec and int_trunc
-                    // take negative counts (bits to drop) as i8
-                    let v: i16 = m
-                        .parse()
-                        .map_err(|_| format!("bad filter meta in '{part}'"))?;
-                    if !(-128..=255).contains(&v) {
-                        return Err(format!("filter meta out of range in '{part}'"));
-                    }
-                    (n, v as u8)
-                }
+                Some((n, m)) => (n, parse_meta(m, part, "filter")?),
                 None => (part, 0),
             };
             let lower = name.to_ascii_lowercase();
@@ -157,5 +147,116 @@ pub fn split_name(mode: u8) -> &'static str {
         2 => "never",
         3 => "auto",
         _ => "forward-compat",
+    }
+}
+
+/// `1 chunk`, `5 chunks`: a count with its noun.
+pub fn count(n: impl Into<i64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Codec ids that work on the blocks of a b2nd array (NDLZ, ZFP).
+pub const ND_CODECS: std::ops::RangeInclusive<u8> = 32..=35;
+/// Filter ids that do (NDCELL, NDMEAN).
+pub const ND_FILTERS: [u8; 2] = [32, 33];
+
+/// `--codec NAME` or `NAME:META` (the codec's meta byte: ZFP's accuracy
+/// exponent, precision or rate, NDLZ's cell side); the meta when given.
+pub fn parse_codec(spec: &str) -> Result<(u8, Option<u8>), String> {
+    let (name, meta) = match spec.split_once(':') {
+        Some((n, m)) => (n.trim(), Some(parse_meta(m, spec, "codec")?)),
+        None => (spec.trim(), None),
+    };
+    Ok((codec_code(name)?, meta))
+}
+
+/// A meta byte; negative values are stored as i8 (ZFP's accuracy is a
+/// power of ten, trunc_prec and int_trunc take bits to drop).
+fn parse_meta(m: &str, spec: &str, what: &str) -> Result<u8, String> {
+    let v: i16 = m
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad {what} meta in '{spec}': expected a number"))?;
+    if !(-128..=255).contains(&v) {
+        return Err(format!(
+            "{what} meta out of range in '{spec}' (-128 to 255)"
+        ));
+    }
+    Ok(v as u8)
+}
+
+/// An item type as NumPy writes it (`<f8`, `|u1`) from `f8`, `<f8`,
+/// `float64`, `int32`, `uint8`, `bool`...; with its size in bytes.
+pub fn parse_dtype(s: &str) -> Result<(String, i32), String> {
+    let t = s.trim().to_ascii_lowercase();
+    let named = [
+        ("float16", "f2"),
+        ("float32", "f4"),
+        ("float64", "f8"),
+        ("int8", "i1"),
+        ("int16", "i2"),
+        ("int32", "i4"),
+        ("int64", "i8"),
+        ("uint8", "u1"),
+        ("uint16", "u2"),
+        ("uint32", "u4"),
+        ("uint64", "u8"),
+        ("bool", "b1"),
+        ("complex64", "c8"),
+        ("complex128", "c16"),
+    ];
+    let short = named
+        .iter()
+        .find(|(n, _)| *n == t)
+        .map(|(_, c)| c.to_string())
+        .unwrap_or(t);
+    let bad = || {
+        format!(
+            "unknown dtype '{s}' (NumPy style: f4, f8, i1..i8, u1..u8, b1, c8, c16, \
+             optionally with < or >; or float32, int16, uint8, ...)"
+        )
+    };
+    let (order, rest) = match short.chars().next() {
+        Some(c @ ('<' | '>' | '|' | '=')) => (Some(c), &short[1..]),
+        _ => (None, short.as_str()),
+    };
+    let mut chars = rest.chars();
+    let kind = chars.next().ok_or_else(bad)?;
+    let size: i32 = chars.as_str().parse().map_err(|_| bad())?;
+    let ok = match kind {
+        'f' => [2, 4, 8].contains(&size),
+        'i' | 'u' => [1, 2, 4, 8].contains(&size),
+        'b' => size == 1,
+        'c' => [8, 16].contains(&size),
+        _ => false,
+    };
+    if !ok {
+        return Err(bad());
+    }
+    // NumPy: no byte order for single bytes; little-endian otherwise
+    let order = match (size, order) {
+        (1, _) => '|',
+        (_, Some('>')) => '>',
+        _ => '<',
+    };
+    Ok((format!("{order}{kind}{size}"), size))
+}
+
+/// `100,200`: sizes per dimension of a b2nd array.
+pub fn parse_dims(s: &str, what: &str) -> Result<Vec<i64>, String> {
+    let dims: Result<Vec<i64>, _> = s.split(',').map(|d| d.trim().parse::<i64>()).collect();
+    match dims {
+        Ok(d) if !d.is_empty() && d.len() <= blosc2_core::b2nd::MAX_DIM && d.iter().all(|&n| n >= 0) => {
+            Ok(d)
+        }
+        _ => Err(format!(
+            "bad {what} '{s}': expected 1 to {} sizes, comma-separated (like 100,200)",
+            blosc2_core::b2nd::MAX_DIM
+        )),
     }
 }

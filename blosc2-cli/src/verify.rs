@@ -12,8 +12,9 @@ use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::input::{self, Frame, Input};
-use crate::{progress, threads, Fail, VerifyArgs};
+use crate::input::{self, Frame, Input, Origin};
+use crate::names::count;
+use crate::{out, progress, threads, Fail, VerifyArgs};
 
 /// The first problem found.
 struct Bad {
@@ -46,48 +47,80 @@ struct Good {
 }
 
 pub fn run(a: &VerifyArgs) -> Result<ExitCode, Fail> {
-    let path = &a.src.file;
-    let result = match input::open(path, a.src.offset) {
+    if a.files.iter().filter(|f| input::is_dash(f)).count() > 1 {
+        return Err(Fail::msg("'-' (standard input) can be read only once"));
+    }
+    let mut failed = 0usize;
+    for path in &a.files {
+        let file = path.display().to_string();
+        match check(path, a) {
+            Ok(g) => {
+                let line = if a.json {
+                    json!({"file": file, "ok": true, "kind": g.kind, "nchunks": g.nchunks,
+                           "nbytes": g.nbytes, "cbytes": g.cbytes, "chunk": null, "error": null})
+                    .to_string()
+                } else {
+                    format!(
+                        "OK {file}: {} with {}, {} decompressed ({} compressed)",
+                        g.kind,
+                        count(g.nchunks, "chunk"),
+                        count(g.nbytes, "byte"),
+                        g.cbytes
+                    )
+                };
+                out::line(&line)?;
+            }
+            Err(b) => {
+                failed += 1;
+                let line = if a.json {
+                    json!({"file": file, "ok": false, "chunk": b.chunk, "error": b.why})
+                        .to_string()
+                } else {
+                    match b.chunk {
+                        Some(n) => format!("FAIL {file}: chunk {n}: {}", b.why),
+                        None => format!("FAIL {file}: {}", b.why),
+                    }
+                };
+                out::line(&line)?;
+            }
+        }
+    }
+    // one file's line is its own summary (and one JSON object stays the
+    // whole output, as before)
+    let n = a.files.len();
+    if n > 1 {
+        let line = if a.json {
+            json!({"summary": true, "files": n, "ok": n - failed, "failed": failed}).to_string()
+        } else if failed == 0 {
+            format!("all {n} files OK")
+        } else {
+            format!("{failed} of {n} files FAILED")
+        };
+        out::line(&line)?;
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Check one FILE: every failure, opening included, is a [`Bad`] so that
+/// it gets its line (and its JSON object) like any other.
+fn check(path: &Path, a: &VerifyArgs) -> Result<Good, Bad> {
+    // the messages name the file; the report line already does
+    let bare = |f: Fail| {
+        let prefix = format!("{}: ", path.display());
+        Bad::frame(f.0.strip_prefix(&prefix).unwrap_or(&f.0).to_string())
+    };
+    let origin = Origin::new(path).map_err(bare)?;
+    match input::open_origin(&origin, a.offset) {
         Ok(Input::Frame(f)) => check_frame(&f, a),
         Ok(Input::Chunk { bytes, .. }) => check_chunk(&bytes, a.common.nthreads),
         // a frame whose layout cannot be read: find the damage by walking
         // its chunks section from the start
-        Err(fail) => match diagnose(path, a.src.offset) {
-            Some(bad) => Err(bad),
-            None => return Err(fail),
-        },
-    };
-    let file = path.display().to_string();
-    match result {
-        Ok(g) => {
-            if a.json {
-                println!(
-                    "{}",
-                    json!({"file": file, "ok": true, "kind": g.kind, "nchunks": g.nchunks,
-                           "nbytes": g.nbytes, "cbytes": g.cbytes, "chunk": null, "error": null})
-                );
-            } else {
-                println!(
-                    "OK {file}: {} with {} chunk(s), {} bytes decompressed ({} compressed)",
-                    g.kind, g.nchunks, g.nbytes, g.cbytes
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(b) => {
-            if a.json {
-                println!(
-                    "{}",
-                    json!({"file": file, "ok": false, "chunk": b.chunk, "error": b.why})
-                );
-            } else {
-                match b.chunk {
-                    Some(n) => println!("FAIL {file}: chunk {n}: {}", b.why),
-                    None => println!("FAIL {file}: {}", b.why),
-                }
-            }
-            Ok(ExitCode::FAILURE)
-        }
+        Err((fail, true)) => Err(diagnose(&origin, a.offset).unwrap_or_else(|| bare(fail))),
+        Err((fail, false)) => Err(bare(fail)),
     }
 }
 
@@ -126,7 +159,10 @@ fn check_chunk(bytes: &[u8], nthreads: i16) -> Result<Good, Bad> {
 }
 
 fn check_frame(f: &Frame, a: &VerifyArgs) -> Result<Good, Bad> {
-    let mut sc = f.open_schunk().map_err(|e| Bad::frame(e.0))?;
+    let mut sc = f.open_schunk().map_err(|e| {
+        let prefix = format!("{}: ", f.path().display());
+        Bad::frame(e.0.strip_prefix(&prefix).unwrap_or(&e.0).to_string())
+    })?;
     threads::set(&mut sc, a.common.nthreads);
     let h = f.header();
     let pb = progress::bar(
@@ -219,11 +255,13 @@ fn check_frame(f: &Frame, a: &VerifyArgs) -> Result<Good, Bad> {
 /// are not in file order, so the number is that of the walk; for frames
 /// only ever appended to, it is the chunk number. None when FILE is not a
 /// frame at all.
-fn diagnose(path: &Path, offset: u64) -> Option<Bad> {
-    if path.is_dir() {
-        return None;
+fn diagnose(origin: &Origin, offset: u64) -> Option<Bad> {
+    if let Origin::Path(p) = origin {
+        if p.is_dir() {
+            return None;
+        }
     }
-    let mut s = input::open_stream(path).ok()?;
+    let mut s = origin.stream().ok()?;
     let size = s.size().ok()?;
     let mut fixed = vec![0u8; HEADER_MINLEN];
     s.read_exact_at(offset, &mut fixed).ok()?;
