@@ -186,8 +186,8 @@ fn cat_array(arr: &Array, a: &CatArgs, out: &mut dyn Write) -> Result<io::Result
         }
         // dimensions left out are taken whole
         for (d, p) in parts.iter().enumerate() {
-            (start[d], stop[d]) = parse_range(p, shape[d])
-                .map_err(|f| Fail(format!("{} (dimension {d})", f.0)))?;
+            (start[d], stop[d]) =
+                parse_range(p, shape[d]).map_err(|f| Fail(format!("{} (dimension {d})", f.0)))?;
         }
     }
     if start.iter().zip(&stop).any(|(s, e)| s == e) {

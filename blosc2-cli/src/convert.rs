@@ -13,7 +13,7 @@ use blosc2_core::chunk::{vlblocks, CParams, ChunkHeader, DParams, Decompressor, 
 use blosc2_core::schunk::{Storage, SuperChunk};
 use indicatif::ProgressBar;
 use std::fs;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -151,6 +151,12 @@ fn make_frame(
     make: impl FnOnce(Option<&Path>) -> Result<SuperChunk, Fail>,
 ) -> Result<Written, Fail> {
     if is_dash(output) {
+        // as gzip: a frame is no use on a screen, and may upset the terminal
+        if io::stdout().is_terminal() {
+            return Err(Fail::msg(
+                "standard output is a terminal: redirect it, or name an OUTPUT file",
+            ));
+        }
         let sc = make(None)?;
         let frame = sc
             .to_frame()
@@ -327,15 +333,13 @@ fn array_params(
         None if ts == 1 => p,
         None => p.with_dtype(&format!("|V{ts}"), DTYPE_NUMPY_FORMAT),
     };
-    blosc2_core::b2nd::geometry::validate(&p.shape, &p.chunkshape, &p.blockshape).map_err(
-        |e| {
-            Fail::msg(format!(
-                "shape {:?}, chunkshape {:?} and blockshape {:?} do not fit together ({e}): \
+    blosc2_core::b2nd::geometry::validate(&p.shape, &p.chunkshape, &p.blockshape).map_err(|e| {
+        Fail::msg(format!(
+            "shape {:?}, chunkshape {:?} and blockshape {:?} do not fit together ({e}): \
                  a block must fit in a chunk",
-                p.shape, p.chunkshape, p.blockshape
-            ))
-        },
-    )?;
+            p.shape, p.chunkshape, p.blockshape
+        ))
+    })?;
     Ok(p)
 }
 

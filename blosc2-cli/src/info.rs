@@ -364,7 +364,10 @@ fn human(v: &Value) -> String {
     w!(
         "trailer:       {} bytes, {}",
         s(&v["trailer"]["len"]),
-        count(v["trailer"]["vlmetalayers"].as_i64().unwrap_or(0), "vlmetalayer")
+        count(
+            v["trailer"]["vlmetalayers"].as_i64().unwrap_or(0),
+            "vlmetalayer"
+        )
     );
     let metas = |key: &str, label: &str| {
         let list = v[key].as_array().cloned().unwrap_or_default();
@@ -414,7 +417,13 @@ fn human(v: &Value) -> String {
     w!("");
     w!(
         "{:>7} {:>12} {:>10} {:>10} {:>9}  {:<8} {:<20} notes",
-        "chunk", loc, "nbytes", "cbytes", "blocksize", "codec", "filters"
+        "chunk",
+        loc,
+        "nbytes",
+        "cbytes",
+        "blocksize",
+        "codec",
+        "filters"
     );
     for c in &chunks {
         let at = if v["kind"] == "sparse frame" {

@@ -170,7 +170,9 @@ fn explain_bad_frame(s: &mut dyn Stream, offset: u64, core: impl Display) -> Str
             "truncated frame: the header says the frame has {} bytes, the file has {avail}{from}",
             h.frame_len
         ),
-        Ok(_) => format!("damaged frame (its chunk index, metalayers or trailer do not read): {core}"),
+        Ok(_) => {
+            format!("damaged frame (its chunk index, metalayers or trailer do not read): {core}")
+        }
     }
 }
 

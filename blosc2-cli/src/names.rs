@@ -251,7 +251,11 @@ pub fn parse_dtype(s: &str) -> Result<(String, i32), String> {
 pub fn parse_dims(s: &str, what: &str) -> Result<Vec<i64>, String> {
     let dims: Result<Vec<i64>, _> = s.split(',').map(|d| d.trim().parse::<i64>()).collect();
     match dims {
-        Ok(d) if !d.is_empty() && d.len() <= blosc2_core::b2nd::MAX_DIM && d.iter().all(|&n| n >= 0) => {
+        Ok(d)
+            if !d.is_empty()
+                && d.len() <= blosc2_core::b2nd::MAX_DIM
+                && d.iter().all(|&n| n >= 0) =>
+        {
             Ok(d)
         }
         _ => Err(format!(

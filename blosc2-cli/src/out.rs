@@ -30,7 +30,5 @@ pub fn line(text: &str) -> Result<(), Fail> {
 /// Bytes (a frame) to standard output.
 pub fn write_bytes(data: &[u8]) -> Result<(), Fail> {
     let mut o = io::stdout().lock();
-    o.write_all(data)
-        .and_then(|_| o.flush())
-        .map_err(write_err)
+    o.write_all(data).and_then(|_| o.flush()).map_err(write_err)
 }

@@ -73,8 +73,7 @@ pub fn run(a: &VerifyArgs) -> Result<ExitCode, Fail> {
             Err(b) => {
                 failed += 1;
                 let line = if a.json {
-                    json!({"file": file, "ok": false, "chunk": b.chunk, "error": b.why})
-                        .to_string()
+                    json!({"file": file, "ok": false, "chunk": b.chunk, "error": b.why}).to_string()
                 } else {
                     match b.chunk {
                         Some(n) => format!("FAIL {file}: chunk {n}: {}", b.why),

@@ -121,7 +121,15 @@ fn dash_is_standard_input_and_output() {
     // compress: stdin to stdout, no file named '-'
     let frame = ok(
         b2_stdin(
-            &["compress", "-", "-", "--typesize", "8", "--chunksize", "64K"],
+            &[
+                "compress",
+                "-",
+                "-",
+                "--typesize",
+                "8",
+                "--chunksize",
+                "64K",
+            ],
             &raw,
         ),
         "compress - -",
@@ -132,11 +140,19 @@ fn dash_is_standard_input_and_output() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!dir.path("-").exists(), "no file named '-'");
     // the frame on stdin, for every reading command
-    let back = ok(b2_stdin(&["decompress", "-", "-"], &frame), "decompress - -").stdout;
+    let back = ok(
+        b2_stdin(&["decompress", "-", "-"], &frame),
+        "decompress - -",
+    )
+    .stdout;
     assert_eq!(back, raw);
     assert_eq!(ok(b2_stdin(&["cat", "-"], &frame), "cat -").stdout, raw);
     assert_eq!(
-        ok(b2_stdin(&["cat", "-", "--slice", "10:20"], &frame), "cat slice").stdout,
+        ok(
+            b2_stdin(&["cat", "-", "--slice", "10:20"], &frame),
+            "cat slice"
+        )
+        .stdout,
         &raw[80..160]
     );
     let info = ok(b2_stdin(&["info", "--json", "-"], &frame), "info -").stdout;
@@ -274,11 +290,20 @@ fn nd_codecs_need_a_b2nd_array_and_compress_makes_one() {
     assert_eq!(b2_ok(&["cat", s(&out)]), bytes);
     // wrong item types and sizes are refused before any work
     for (args, says) in [
-        (vec!["--shape", "100,64", "--codec", "zfp_rate:50"], "float32 or float64"),
+        (
+            vec!["--shape", "100,64", "--codec", "zfp_rate:50"],
+            "float32 or float64",
+        ),
         (vec!["--shape", "100,64", "--codec", "ndlz"], "ndlz:4"),
-        (vec!["--shape", "6400", "--codec", "ndlz:4"], "2-dimensional"),
+        (
+            vec!["--shape", "6400", "--codec", "ndlz:4"],
+            "2-dimensional",
+        ),
         (vec!["--shape", "100,65"], "needs"),
-        (vec!["--shape", "100,64", "--dtype", "f8", "--typesize", "4"], "contradicts"),
+        (
+            vec!["--shape", "100,64", "--dtype", "f8", "--typesize", "4"],
+            "contradicts",
+        ),
     ] {
         let mut all = vec!["compress", s(&input), s(&out), "--force"];
         all.extend(&args);
@@ -287,10 +312,7 @@ fn nd_codecs_need_a_b2nd_array_and_compress_makes_one() {
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
     }
     // from standard input the size is checked at the end
-    let o = b2_stdin(
-        &["compress", "-", "-", "--shape", "100,65"],
-        &bytes,
-    );
+    let o = b2_stdin(&["compress", "-", "-", "--shape", "100,65"], &bytes);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("needs"), "{}", stderr(&o));
 }
@@ -343,7 +365,11 @@ fn open_errors_say_what_is_wrong() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("not a b2nd array"), "{}", stderr(&o));
     let o = b2(&["info", s(&frame), "--offset", "7"]);
-    assert!(stderr(&o).contains("no frame at offset 7"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no frame at offset 7"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -361,7 +387,10 @@ fn verify_checks_many_files() {
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(text.lines().count(), 3, "{text}");
-    assert!(text.lines().last().unwrap().contains("all 2 files OK"), "{text}");
+    assert!(
+        text.lines().last().unwrap().contains("all 2 files OK"),
+        "{text}"
+    );
 
     let o = b2(&["verify", s(&good), s(&cut), s(&missing)]);
     assert_eq!(o.status.code(), Some(1));
@@ -395,12 +424,23 @@ fn negative_slices_count_from_the_end() {
     let input = dir.path("in.raw");
     let frame = dir.path("f.b2frame");
     fs::write(&input, &raw).unwrap();
-    b2_ok(&["compress", s(&input), s(&frame), "--typesize", "8", "--chunksize", "8K"]);
+    b2_ok(&[
+        "compress",
+        s(&input),
+        s(&frame),
+        "--typesize",
+        "8",
+        "--chunksize",
+        "8K",
+    ]);
     let f = s(&frame);
     let item = |i: usize| i * 8;
     assert_eq!(b2_ok(&["cat", f, "--slice", "-10:"]), &raw[item(4990)..]);
     assert_eq!(b2_ok(&["cat", f, "--slice=-10:"]), &raw[item(4990)..]);
-    assert_eq!(b2_ok(&["cat", f, "--slice", "-10:-5"]), &raw[item(4990)..item(4995)]);
+    assert_eq!(
+        b2_ok(&["cat", f, "--slice", "-10:-5"]),
+        &raw[item(4990)..item(4995)]
+    );
     assert_eq!(b2_ok(&["cat", f, "--slice", ":-4998"]), &raw[..item(2)]);
     for (bad, says) in [
         ("5:5", "selects no items"),
@@ -439,6 +479,9 @@ fn typesize_hint_and_plurals() {
     let text = String::from_utf8(b2_ok(&["verify", s(&frame)])).unwrap();
     assert!(text.contains("frame with 1 chunk, 8000 bytes"), "{text}");
     let text = String::from_utf8(b2_ok(&["info", s(&frame)])).unwrap();
-    assert!(text.contains("1 chunk of") && text.contains("0 vlmetalayers"), "{text}");
+    assert!(
+        text.contains("1 chunk of") && text.contains("0 vlmetalayers"),
+        "{text}"
+    );
     assert!(!text.contains("(s)"), "{text}");
 }
