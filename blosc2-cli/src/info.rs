@@ -369,7 +369,7 @@ fn human(v: &Value) -> String {
             "vlmetalayer"
         )
     );
-    let metas = |key: &str, label: &str| {
+    let mut metas = |key: &str, label: &str| {
         let list = v[key].as_array().cloned().unwrap_or_default();
         if list.is_empty() {
             w!("{label:<15}none");
