@@ -97,9 +97,32 @@ fn cparams(p: &Params, base: CParams) -> Result<CParams, Fail> {
     if !p.filters.is_empty() {
         let list = names::parse_filters(&p.filters).map_err(Fail)?;
         (cp.filters, cp.filters_meta) = names::pack_filters(&list);
+        if is_zfp(cp.compcode) {
+            if let Some(&(f, _)) = list
+                .iter()
+                .find(|(f, _)| *f != 0 && !names::ND_FILTERS.contains(f))
+            {
+                return Err(Fail::msg(format!(
+                    "{} reads the float values themselves; --filter {} before it would \
+                     hand it reordered bytes: leave the filter out",
+                    names::codec_name(cp.compcode),
+                    names::filter_name(f)
+                )));
+            }
+        }
+    } else if is_zfp(cp.compcode) {
+        // The default shuffle (or the source's filters) would hand ZFP
+        // byte-reordered values, which it encodes as garbage floats.
+        (cp.filters, cp.filters_meta) = names::pack_filters(&[]);
     }
     Ok(cp)
 }
+
+fn is_zfp(code: u8) -> bool {
+    (ZFP_FIRST..=ZFP_LAST).contains(&code)
+}
+const ZFP_FIRST: u8 = 33;
+const ZFP_LAST: u8 = 35;
 
 fn fill(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
