@@ -9,7 +9,12 @@
 // With every feature on, only the availability test runs, and the helpers
 // of the left-out cases have no caller.
 #![cfg_attr(
-    all(feature = "zlib", feature = "zstd", feature = "plugins", feature = "zfp"),
+    all(
+        feature = "zlib",
+        feature = "zstd",
+        feature = "plugins",
+        feature = "zfp"
+    ),
     allow(dead_code, unused_imports)
 )]
 
@@ -99,7 +104,10 @@ fn availability_follows_the_features() {
 #[test]
 fn zstd_left_out() {
     let src = data(100_000);
-    assert_eq!(compress(params(codec::ZSTD), &src), Err(ErrorKind::CodecSupport));
+    assert_eq!(
+        compress(params(codec::ZSTD), &src),
+        Err(ErrorKind::CodecSupport)
+    );
     // the dictionary is trained by zstd: no trainer, no chunk either
     let with_dict = CParams {
         use_dict: true,
@@ -121,7 +129,10 @@ fn zstd_left_out() {
 #[test]
 fn zlib_left_out() {
     let src = data(100_000);
-    assert_eq!(compress(params(codec::ZLIB), &src), Err(ErrorKind::CodecSupport));
+    assert_eq!(
+        compress(params(codec::ZLIB), &src),
+        Err(ErrorKind::CodecSupport)
+    );
     let (chunk, len) = relabelled(compformat::ZLIB, 0);
     assert_eq!(decompress(&chunk, len), Err(ErrorKind::CodecSupport));
 }
@@ -143,9 +154,17 @@ fn tiny_buffers_never_reach_the_codec() {
 fn plugins_left_out() {
     let src = data(100_000);
     for id in 32..=35 {
-        assert_eq!(compress(params(id), &src), Err(ErrorKind::CodecSupport), "codec {id}");
+        assert_eq!(
+            compress(params(id), &src),
+            Err(ErrorKind::CodecSupport),
+            "codec {id}"
+        );
         let (chunk, len) = relabelled(compformat::UDCODEC, id);
-        assert_eq!(decompress(&chunk, len), Err(ErrorKind::CodecSupport), "codec {id}");
+        assert_eq!(
+            decompress(&chunk, len),
+            Err(ErrorKind::CodecSupport),
+            "codec {id}"
+        );
     }
     let plugin_filters = [
         32, // NDCELL
@@ -159,7 +178,11 @@ fn plugins_left_out() {
             filters: [0, 0, 0, 0, filter_id::SHUFFLE, f],
             ..params(codec::LZ4)
         };
-        assert_eq!(compress(cp, &src), Err(ErrorKind::FilterPipeline), "filter {f}");
+        assert_eq!(
+            compress(cp, &src),
+            Err(ErrorKind::FilterPipeline),
+            "filter {f}"
+        );
         // a chunk made with the filter by a full build
         let mut chunk = compress(params(codec::LZ4), &src).unwrap();
         chunk[16 + 4] = f;
@@ -176,6 +199,10 @@ fn plugins_left_out() {
 fn zfp_left_out() {
     let src = data(100_000);
     for id in 33..=35 {
-        assert_eq!(compress(params(id), &src), Err(ErrorKind::CodecSupport), "codec {id}");
+        assert_eq!(
+            compress(params(id), &src),
+            Err(ErrorKind::CodecSupport),
+            "codec {id}"
+        );
     }
 }

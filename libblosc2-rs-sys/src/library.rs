@@ -115,9 +115,8 @@ pub(crate) const GLOBAL_PLUGINS: [(i32, &CStr); 9] = [
 /// The part of [`GLOBAL_PLUGINS`] this build registers.
 pub(crate) fn global_plugins() -> impl Iterator<Item = &'static (i32, &'static CStr)> {
     let all: &'static [(i32, &CStr)] = &GLOBAL_PLUGINS;
-    all.iter().filter(|p| {
-        codecs::HAVE_PLUGINS && (codecs::HAVE_ZFP || !(33..=35).contains(&p.0))
-    })
+    all.iter()
+        .filter(|p| codecs::HAVE_PLUGINS && (codecs::HAVE_ZFP || !(33..=35).contains(&p.0)))
 }
 
 fn global_plugin(name: &str) -> Option<i32> {
