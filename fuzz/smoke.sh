@@ -13,6 +13,7 @@ set -eu
 cd "$(dirname "$0")"
 SECS=${1:-30}
 TARGETS="decompress_chunk roundtrip open_frame open_frame_at vlblocks b2nd_open schunk_ops sframe capi lazy_udio"
+if [ -n "${CARGO_TARGET_DIR:-}" ]; then FUZZ_TARGET_DIR_GIVEN=1; fi
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 status=0
 
@@ -44,9 +45,14 @@ if [ -z "${FUZZ_NO_LIBFUZZER:-}" ] && cargo fuzz --version >/dev/null 2>&1; then
         rm -rf "$work" "$log"
     done
 else
-    cargo build --release --no-default-features --bin replay
+    # Cargo's dev profile (opt-level 1 and overflow checks, as the main
+    # workspace's) in the main workspace's target directory, unless one was
+    # given: the dependencies `cargo test` built there are reused, where a
+    # release build of its own would compile them all again.
+    if [ -z "${FUZZ_TARGET_DIR_GIVEN:-}" ]; then export CARGO_TARGET_DIR="$PWD/../target"; fi
+    cargo build --no-default-features --bin replay
     for t in $TARGETS; do
-        "$CARGO_TARGET_DIR"/release/replay "$t" --seconds "$SECS" corpus/"$t" || status=1
+        "$CARGO_TARGET_DIR"/debug/replay "$t" --seconds "$SECS" corpus/"$t" || status=1
     done
 fi
 exit $status
