@@ -1445,6 +1445,8 @@ BLOSC_EXPORT const char *blosc2_get_version_string(void);
 // Upstream's message for `error_code` (a static string).
 BLOSC_EXPORT const char *blosc2_error_string(int error_code);
 
+// The built-in codecs this build has (upstream's list leaves out those its
+// build deactivated).
 BLOSC_EXPORT const char *blosc2_list_compressors(void);
 
 // # Safety
