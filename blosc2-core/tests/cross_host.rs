@@ -100,7 +100,7 @@ fn frames_are_the_same_bytes_on_every_host() {
             LZ4,
             [0, 0, 0, 0, SHUFFLE, BYTEDELTA],
             [0; 6],
-            0,
+            0x8b91_2b8b_ec3e_a0da,
         ),
         (
             "no filter lz4, typesize 8",
