@@ -64,10 +64,13 @@ fn frame(typesize: i32, codec: u8, filters: [u8; 6], meta: [u8; 6], data: &[u8])
     sc.to_frame().unwrap()
 }
 
+/// What, typesize, codec, filters, filter metas, x86-64's digest.
+type Case = (&'static str, i32, u8, [u8; 6], [u8; 6], u64);
+
 #[test]
 fn frames_are_the_same_bytes_on_every_host() {
     let data = input(30_000);
-    let cases: [(&str, i32, u8, [u8; 6], [u8; 6], u64); 5] = [
+    let cases: [Case; 5] = [
         (
             "shuffle lz4",
             4,
