@@ -39,7 +39,8 @@
 # Environment: CC (cc), CFLAGS (-O2 -g), C_TESTS_OUT (build/c-tests),
 # C_TESTS_VALGRIND=1 (run the c-tests/*.c programs under valgrind memcheck),
 # C_TESTS_HELGRIND=1 (also run the threaded ones under helgrind and drd with
-# c-tests/valgrind/*.supp; unsuppressed reports fail),
+# c-tests/valgrind/*.supp; unsuppressed reports fail; =only: just those runs,
+# after the install checks, which make test does as a part of its own),
 # REPORT_DIR (build), BLOSC2_REF_3_3_5 / BLOSC2_REF_2_22_1 (reference
 # prefixes; default: scripts/fetch-reference.sh), ROUNDTRIP_QUICK=1 (every
 # 7th roundtrip case only), BLOSC2_NO_FETCH=1 (never download references).
@@ -100,6 +101,10 @@ ref_prefix() {
 }
 
 echo "c-tests: prefix $P"
+# The programs that share one super-chunk or array between threads.
+threaded="schunk_threads schunk_threads_storages b2nd_threads threads_rw"
+only_threads=0
+[ "${C_TESTS_HELGRIND:-0}" = only ] && only_threads=1
 
 # --- install layout -------------------------------------------------------
 missing=""
@@ -148,6 +153,9 @@ fi
 for src in "$here"/*.c; do
     [ -f "$src" ] || continue
     name=$(basename "$src" .c)
+    if [ $only_threads = 1 ]; then
+        case " $threaded " in *" $name "*) ;; *) continue ;; esac
+    fi
     log=$OUT/logs/$name.log
     # shellcheck disable=SC2086
     if ! $CC $CFLAGS -std=gnu11 -Wall -I"$P/include" "$src" -o "$OUT/bin/$name" \
@@ -163,6 +171,8 @@ for src in "$here"/*.c; do
         fi
         continue
     fi
+    # (=only: built for the valgrind tools below, already run natively)
+    [ $only_threads = 1 ] && continue
     LD_LIBRARY_PATH=$P/lib limit $plimit $memcheck "$OUT/bin/$name" >>"$log" 2>&1
     rc=$?
     case $rc in
@@ -178,7 +188,9 @@ done
 # c-tests/plugins: codecs and filters registered with NULL functions, found
 # as libblosc2_<name>.so or through their Python package's print_libpath()
 # (upstream's contract for its global plugins and Python-packaged ones).
-if command -v python3 >/dev/null 2>&1 || command -v python >/dev/null 2>&1; then
+if [ $only_threads = 1 ]; then
+    :
+elif command -v python3 >/dev/null 2>&1 || command -v python >/dev/null 2>&1; then
     log=$OUT/logs/dynamic-plugins.log
     if limit 600 env CC="$CC" sh "$here/plugins/run.sh" "$P" "$OUT/plugins" >"$log" 2>&1; then
         pass dynamic-plugins
@@ -196,14 +208,14 @@ fi
 # Rust's std locks and atomics are invisible to both tools); any other
 # report fails. About 90 s for all eight runs on 2 cores (the programs run
 # fewer rounds); `make test` turns it on.
-if [ "${C_TESTS_HELGRIND:-0}" = 1 ]; then
+if [ "${C_TESTS_HELGRIND:-0}" != 0 ]; then
     if ! command -v valgrind >/dev/null 2>&1; then
         skip helgrind-drd "C_TESTS_HELGRIND=1 but valgrind is not installed"
     else
         # (not callbacks.c: its calls with library threads use the pool,
         # whose rayon hand-offs make the caller's later accesses to the
         # results look racing, with no frame of the library to match)
-        for name in schunk_threads schunk_threads_storages b2nd_threads threads_rw; do
+        for name in $threaded; do
             [ -x "$OUT/bin/$name" ] || continue
             for tool in helgrind drd; do
                 log=$OUT/logs/$name.$tool.log
@@ -231,6 +243,12 @@ if [ "${C_TESTS_HELGRIND:-0}" = 1 ]; then
             done
         done
     fi
+fi
+
+if [ $only_threads = 1 ]; then
+    echo "c-tests: $passed passed, $failed failed, $skipped skipped"
+    [ "$failed" -eq 0 ]
+    exit
 fi
 
 # --- SONAME and exported symbols ------------------------------------------

@@ -6,21 +6,26 @@
 # TEST_PARTS selects a subset (e.g. TEST_PARTS="install c-tests"); the order
 # stays this one.
 #   cargo-fmt     cargo fmt --check
-#   cargo-test    cargo test, with the zlib-ng feature the installed library
-#                 ships when cmake can be had (scripts/ensure-cmake.sh)
 #   install       make install PREFIX=build/test-prefix (release build + files)
 #   c-tests       c-tests/run.sh on that prefix (C programs, pkg-config, CMake,
-#                 reference roundtrips, drop-in, API coverage; the threaded
-#                 programs under helgrind and drd unless C_TESTS_HELGRIND=0)
+#                 reference roundtrips, drop-in, API coverage)
 #   interop       scripts/interop.sh on that prefix (shared corpora); unexpected
 #                 failures are fatal unless INTEROP_STRICT=0
 #   conformance   upstream C-Blosc2's own tests and examples, unmodified, built
 #                 against that prefix ($SHARED_DIR/conformance/score.sh): every
 #                 program that passes on reference 3.3.5 must pass
+#   cargo-test    cargo test of the libraries, binaries and test targets, with
+#                 the zlib-ng feature the installed library ships when cmake
+#                 can be had (scripts/ensure-cmake.sh); doc tests and examples
+#                 are in cargo-doc and cargo-clippy
+#   c-threads     the C programs that share a super-chunk or array between
+#                 threads, under valgrind's helgrind and drd (c-tests/run.sh
+#                 with C_TESTS_HELGRIND=only; C_TESTS_HELGRIND=0 skips it)
 #   cargo-clippy  cargo clippy --all-targets -- -D warnings, same features
 #                 (clippy's incompatible_msrv lint reads rust-version from
-#                 Cargo.toml)
-#   cargo-doc     the Rust API's docs build with -D warnings -D missing_docs
+#                 Cargo.toml; --all-targets type-checks the examples)
+#   cargo-doc     the Rust API's docs build with -D warnings -D missing_docs,
+#                 and the doc tests run
 #   fuzz-smoke    every fuzz target for 10 s on its committed corpus through
 #                 the stable runner (fuzz/smoke.sh; no cargo-fuzz needed)
 #   cmake-recipes scripts/test-cmake-recipes.sh: the tree built as conda-forge,
@@ -37,8 +42,8 @@
 # Time budget: TEST_DEADLINE (seconds since the epoch; .ci/run sets it from
 # CI's time limit) bounds the run.  A part still running at the deadline is
 # stopped, and a part not yet started when too little time is left is not
-# started; both are reported.  For the essential parts (cargo-test, install,
-# c-tests, interop, conformance) that is a failure, since the run then has
+# started; both are reported.  For the essential parts (install, c-tests,
+# interop, conformance, cargo-test) that is a failure, since the run then has
 # not shown what it exists to show; for the others it is a SKIP, listed in
 # the summary with the command that runs them.  Without TEST_DEADLINE (a
 # plain `make test`) nothing is cut.
@@ -54,9 +59,9 @@ CARGO=${CARGO:-cargo}
 MAKE=${MAKE:-make}
 INTEROP_STRICT=${INTEROP_STRICT:-1}
 SHARED_DIR=${SHARED_DIR:-../shared}
-ALL_PARTS="cargo-fmt cargo-test install c-tests interop conformance cargo-clippy cargo-doc fuzz-smoke cmake-recipes package msrv"
+ALL_PARTS="cargo-fmt install c-tests interop conformance cargo-test c-threads cargo-clippy cargo-doc fuzz-smoke cmake-recipes package msrv"
 TEST_PARTS=${TEST_PARTS:-$ALL_PARTS}
-ESSENTIAL_PARTS="cargo-test install c-tests interop conformance"
+ESSENTIAL_PARTS="install c-tests interop conformance cargo-test"
 TEST_DEADLINE=${TEST_DEADLINE:-}
 # A part is not started with less time left than this.
 MIN_PART_SECONDS=${MIN_PART_SECONDS:-120}
@@ -166,12 +171,12 @@ simple_part() {
 # The Rust tests and clippy see the zlib-ng backend the installed library
 # ships (its test checks it against zlib-rs, which is always built).
 zng_features=
-if wanted cargo-test || wanted cargo-clippy; then
+if wanted cargo-test || wanted cargo-clippy || wanted cargo-doc; then
     if cmake=$(sh scripts/ensure-cmake.sh); then
         export CMAKE="$cmake"
         zng_features="--features libblosc2-rs-cdylib/zlib-ng"
     else
-        record "NOTE cargo-test/cargo-clippy: no cmake, so zlib-ng (what make install ships) is not built here"
+        record "NOTE cargo-test/cargo-clippy/cargo-doc: no cmake, so zlib-ng (what make install ships) is not built here"
     fi
 fi
 
@@ -192,9 +197,9 @@ part_install() {
 
 part_c_tests() {
     t=$(date +%s)
-    # the threaded programs under helgrind and drd too (about two minutes):
-    # a new lock the tools cannot see shows up here, not in a later session
-    run_logged c-tests env C_TESTS_HELGRIND="${C_TESTS_HELGRIND:-1}" sh c-tests/run.sh "$prefix"
+    # the valgrind runs of the threaded programs are a part of their own
+    # (c-threads), after the essential ones
+    run_logged c-tests env C_TESTS_HELGRIND=0 sh c-tests/run.sh "$prefix"
     line=$(grep '^c-tests: [0-9]' "$logs/c-tests.log" | tail -n 1)
     if [ "$cut" -eq 1 ]; then
         budget_cut c-tests "stopped after $(elapsed "$t")"
@@ -206,6 +211,28 @@ part_c_tests() {
         nfail=$((nfail + 1))
     fi
     grep '^INFO api-coverage: ' "$logs/c-tests.log" | sed 's/^INFO api-coverage: /       /' >>"$summary.tmp"
+}
+
+# The threaded C programs under helgrind and drd (a few minutes): a new lock
+# the tools cannot see shows up here, not in a later session.
+part_c_threads() {
+    if [ "${C_TESTS_HELGRIND:-1}" = 0 ]; then
+        record "SKIP c-threads: C_TESTS_HELGRIND=0"
+        return
+    fi
+    t=$(date +%s)
+    run_logged c-threads env C_TESTS_HELGRIND=only C_TESTS_OUT="$build/c-threads" \
+        sh c-tests/run.sh "$prefix"
+    line=$(grep '^c-tests: [0-9]' "$logs/c-threads.log" | tail -n 1)
+    if [ "$cut" -eq 1 ]; then
+        budget_cut c-threads "stopped after $(elapsed "$t")"
+    elif [ "$rc" -eq 0 ]; then
+        record "PASS c-threads ($(elapsed "$t")): ${line#c-tests: }"
+    else
+        record "FAIL c-threads ($(elapsed "$t")): ${line#c-tests: } (log: build/logs/c-threads.log)"
+        grep '^FAIL ' "$logs/c-threads.log" | sed 's/^/       /' >>"$summary.tmp"
+        nfail=$((nfail + 1))
+    fi
 }
 
 part_interop() {
@@ -290,14 +317,14 @@ installed=0
 for part in $ALL_PARTS; do
     case $part in
         cargo-fmt) simple_part cargo-fmt "$CARGO" fmt --check ;;
-        cargo-test) simple_part cargo-test "$CARGO" test --workspace $zng_features ;;
+        cargo-test) simple_part cargo-test "$CARGO" test --workspace --lib --bins --tests $zng_features ;;
         install)
             # the C-side parts need a prefix, so install runs when any of them does
-            if wanted install || wanted c-tests || wanted interop || wanted conformance; then
+            if wanted install || wanted c-tests || wanted interop || wanted conformance || wanted c-threads; then
                 if time_to_start install; then part_install; fi
             fi
             ;;
-        c-tests | interop | conformance)
+        c-tests | interop | conformance | c-threads)
             if ! wanted "$part"; then
                 :
             elif [ $installed -eq 0 ]; then
@@ -307,11 +334,13 @@ for part in $ALL_PARTS; do
                     c-tests) part_c_tests ;;
                     interop) part_interop ;;
                     conformance) part_conformance ;;
+                    c-threads) part_c_threads ;;
                 esac
             fi
             ;;
         cargo-clippy) simple_part cargo-clippy "$CARGO" clippy --workspace --all-targets $zng_features -- -D warnings ;;
-        cargo-doc) simple_part cargo-doc env RUSTDOCFLAGS="-D warnings -D missing_docs" "$CARGO" doc --no-deps -p blosc2-core ;;
+        cargo-doc) simple_part cargo-doc sh -c 'RUSTDOCFLAGS="-D warnings -D missing_docs" "$1" doc --no-deps -p blosc2-core &&
+            shift && "$@"' sh "$CARGO" "$CARGO" test --workspace --doc $zng_features ;;
         fuzz-smoke) simple_part fuzz-smoke env FUZZ_NO_LIBFUZZER=1 sh fuzz/smoke.sh "${FUZZ_SMOKE_SECONDS:-10}" ;;
         cmake-recipes) if may_start cmake-recipes; then part_cmake_recipes; fi ;;
         package) simple_part package sh scripts/check-package.sh ;;
