@@ -115,6 +115,23 @@ impl<'a> Cursor<'a> {
 /// trailer): names from the index, each value where its offset points.
 /// More than `max` entries is an error.
 pub fn parse_section(buf: &[u8], start: usize, max: usize) -> Result<Vec<Metalayer>> {
+    Ok(section_spans(buf, start, max)?
+        .into_iter()
+        .map(|(name, at)| Metalayer {
+            name,
+            content: buf[at].to_vec(),
+        })
+        .collect())
+}
+
+/// Like [`parse_section`], but each value as where its bytes lie in `buf`
+/// (every range is inside `buf`): the frame checksums digest a header with
+/// its metalayers' contents left out.
+pub fn section_spans(
+    buf: &[u8],
+    start: usize,
+    max: usize,
+) -> Result<Vec<(String, std::ops::Range<usize>)>> {
     let mut c = Cursor { buf, pos: start };
     // The 3-array marker and the index size are not needed to find anything.
     c.take(1)?;
@@ -155,8 +172,9 @@ pub fn parse_section(buf: &[u8], start: usize, max: usize) -> Result<Vec<Metalay
         if len < 0 {
             return Err(ErrorKind::Data);
         }
-        let content = v.take(len as usize)?.to_vec();
-        out.push(Metalayer { name, content });
+        let at = v.pos;
+        v.take(len as usize)?;
+        out.push((name, at..v.pos));
     }
     Ok(out)
 }

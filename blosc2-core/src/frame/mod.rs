@@ -6,6 +6,7 @@
 //! checked arithmetic before it is used.
 
 pub mod cframe;
+pub mod checksum;
 pub mod header;
 pub mod index;
 pub mod sframe;

@@ -16,8 +16,50 @@ const VERSION: u8 = 1;
 /// Position of the vlmetalayers section inside the trailer.
 const VLMETA_AT: usize = 2;
 
-/// Encode a trailer holding `vlmetas`.
+/// Encode a trailer holding `vlmetas`, with no fingerprint (type 0 and a
+/// zeroed slot, as the reference always writes).
 pub fn encode(vlmetas: &[Metalayer]) -> Result<Vec<u8>> {
+    encode_with_fingerprint(vlmetas, &Fingerprint::NONE)
+}
+
+/// The trailer's fingerprint: an ext type and a 16-byte slot. C-Blosc2
+/// writes type 0 and zeros, and never reads it; the frame checksums
+/// (`super::checksum`) keep their seal here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fingerprint {
+    pub kind: u8,
+    pub bytes: [u8; 16],
+}
+
+impl Fingerprint {
+    pub const NONE: Fingerprint = Fingerprint {
+        kind: 0,
+        bytes: [0; 16],
+    };
+
+    /// The fingerprint of a frame, from its last `TRAILER_MINLEN` bytes.
+    pub fn read(last: &[u8]) -> Result<Fingerprint> {
+        if last.len() != TRAILER_MINLEN {
+            return Err(ErrorKind::ReadBuffer);
+        }
+        let at = TRAILER_MINLEN - 18;
+        if last[at] != Marker::FixExt16.to_u8() {
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "No fingerprint marker 18 bytes before the frame's end"
+            ));
+        }
+        let mut bytes = [0; 16];
+        bytes.copy_from_slice(&last[at + 2..]);
+        Ok(Fingerprint {
+            kind: last[at + 1],
+            bytes,
+        })
+    }
+}
+
+/// Encode a trailer holding `vlmetas` and the fingerprint `fp`.
+pub fn encode_with_fingerprint(vlmetas: &[Metalayer], fp: &Fingerprint) -> Result<Vec<u8>> {
     let mut t = Vec::with_capacity(64);
     rmp::encode::write_array_len(&mut t, 4).map_err(|_| ErrorKind::Failure)?;
     t.push(VERSION);
@@ -27,8 +69,8 @@ pub fn encode(vlmetas: &[Metalayer]) -> Result<Vec<u8>> {
     t.push(Marker::U32.to_u8());
     t.extend_from_slice(&len.to_be_bytes());
     t.push(Marker::FixExt16.to_u8());
-    // fingerprint type 0 (none) and its 16-byte slot, as the reference writes
-    t.extend_from_slice(&[0; 17]);
+    t.push(fp.kind);
+    t.extend_from_slice(&fp.bytes);
     Ok(t)
 }
 
@@ -62,4 +104,42 @@ pub fn trailer_len(last: &[u8], frame_len: i64) -> Result<i64> {
 /// The vlmetalayers of a complete trailer.
 pub fn parse_vlmetalayers(trailer: &[u8]) -> Result<Vec<Metalayer>> {
     metalayers::parse_section(trailer, VLMETA_AT, metalayers::MAX_VLMETALAYERS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_round_trip() {
+        let metas = vec![Metalayer {
+            name: "_b2sum".into(),
+            content: vec![7; 40],
+        }];
+        let plain = encode(&metas).unwrap();
+        let last = &plain[plain.len() - TRAILER_MINLEN..];
+        assert_eq!(Fingerprint::read(last).unwrap(), Fingerprint::NONE);
+        let fp = Fingerprint {
+            kind: 0x43,
+            bytes: core::array::from_fn(|i| i as u8 + 1),
+        };
+        let sealed = encode_with_fingerprint(&metas, &fp).unwrap();
+        assert_eq!(sealed.len(), plain.len());
+        // only the fingerprint differs: the length and the vlmetalayers stay
+        assert_eq!(sealed[..sealed.len() - 17], plain[..plain.len() - 17]);
+        let last = &sealed[sealed.len() - TRAILER_MINLEN..];
+        assert_eq!(Fingerprint::read(last).unwrap(), fp);
+        assert_eq!(trailer_len(last, 1 << 20).unwrap(), sealed.len() as i64);
+        assert_eq!(parse_vlmetalayers(&sealed).unwrap(), metas);
+        let mut bad = last.to_vec();
+        bad[TRAILER_MINLEN - 18] = 0xc0;
+        assert_eq!(
+            Fingerprint::read(&bad).unwrap_err(),
+            ErrorKind::InvalidHeader
+        );
+        assert_eq!(
+            Fingerprint::read(&last[1..]).unwrap_err(),
+            ErrorKind::ReadBuffer
+        );
+    }
 }
