@@ -210,7 +210,7 @@ fi
 # fewer rounds); `make test` turns it on.
 if [ "${C_TESTS_HELGRIND:-0}" != 0 ]; then
     if ! command -v valgrind >/dev/null 2>&1; then
-        skip helgrind-drd "C_TESTS_HELGRIND=1 but valgrind is not installed"
+        skip helgrind-drd "C_TESTS_HELGRIND=$C_TESTS_HELGRIND but valgrind is not installed"
     else
         # (not callbacks.c: its calls with library threads use the pool,
         # whose rayon hand-offs make the caller's later accesses to the

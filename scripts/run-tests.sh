@@ -195,21 +195,29 @@ part_install() {
     fi
 }
 
-part_c_tests() {
+# c-tests/run.sh on the prefix as part $1, with the environment
+# assignments that follow; records the outcome.
+run_c_tests() {
+    part=$1
+    shift
     t=$(date +%s)
-    # the valgrind runs of the threaded programs are a part of their own
-    # (c-threads), after the essential ones
-    run_logged c-tests env C_TESTS_HELGRIND=0 sh c-tests/run.sh "$prefix"
-    line=$(grep '^c-tests: [0-9]' "$logs/c-tests.log" | tail -n 1)
+    run_logged "$part" env "$@" sh c-tests/run.sh "$prefix"
+    line=$(grep '^c-tests: [0-9]' "$logs/$part.log" | tail -n 1)
     if [ "$cut" -eq 1 ]; then
-        budget_cut c-tests "stopped after $(elapsed "$t")"
+        budget_cut "$part" "stopped after $(elapsed "$t")"
     elif [ "$rc" -eq 0 ]; then
-        record "PASS c-tests ($(elapsed "$t")): ${line#c-tests: }"
+        record "PASS $part ($(elapsed "$t")): ${line#c-tests: }"
     else
-        record "FAIL c-tests ($(elapsed "$t")): ${line#c-tests: } (log: build/logs/c-tests.log)"
-        grep '^FAIL ' "$logs/c-tests.log" | sed 's/^/       /' >>"$summary.tmp"
+        record "FAIL $part ($(elapsed "$t")): ${line#c-tests: } (log: build/logs/$part.log)"
+        grep '^FAIL ' "$logs/$part.log" | sed 's/^/       /' >>"$summary.tmp"
         nfail=$((nfail + 1))
     fi
+}
+
+part_c_tests() {
+    # the valgrind runs of the threaded programs are a part of their own
+    # (c-threads), after the essential ones
+    run_c_tests c-tests C_TESTS_HELGRIND=0
     grep '^INFO api-coverage: ' "$logs/c-tests.log" | sed 's/^INFO api-coverage: /       /' >>"$summary.tmp"
 }
 
@@ -220,19 +228,7 @@ part_c_threads() {
         record "SKIP c-threads: C_TESTS_HELGRIND=0"
         return
     fi
-    t=$(date +%s)
-    run_logged c-threads env C_TESTS_HELGRIND=only C_TESTS_OUT="$build/c-threads" \
-        sh c-tests/run.sh "$prefix"
-    line=$(grep '^c-tests: [0-9]' "$logs/c-threads.log" | tail -n 1)
-    if [ "$cut" -eq 1 ]; then
-        budget_cut c-threads "stopped after $(elapsed "$t")"
-    elif [ "$rc" -eq 0 ]; then
-        record "PASS c-threads ($(elapsed "$t")): ${line#c-tests: }"
-    else
-        record "FAIL c-threads ($(elapsed "$t")): ${line#c-tests: } (log: build/logs/c-threads.log)"
-        grep '^FAIL ' "$logs/c-threads.log" | sed 's/^/       /' >>"$summary.tmp"
-        nfail=$((nfail + 1))
-    fi
+    run_c_tests c-threads C_TESTS_HELGRIND=only C_TESTS_OUT="$build/c-threads"
 }
 
 part_interop() {
