@@ -183,24 +183,24 @@ pub enum FrameState {
 }
 
 /// Judge a frame from its fingerprint, its stored index chunk (empty when
-/// it has no chunks) and its stored `_b2sum` chunk's content, decompressed
-/// (`None` when there is no such vlmetalayer; `Err` when it is there but
-/// cannot be decompressed).
+/// it has no chunks) and its `_b2sum` vlmetalayer, if it has one: the
+/// stored chunk, and its content decompressed (`Err` when it cannot be).
 pub fn judge(
     fp: &Fingerprint,
     index_chunk: &[u8],
-    table_chunk: Option<&[u8]>,
-    table_content: Option<Result<Vec<u8>>>,
+    table: Option<(&[u8], Result<Vec<u8>>)>,
 ) -> FrameState {
     let sealed = fp.kind == SEAL_KIND;
-    match (fp.kind, table_chunk) {
-        (0, None) => return FrameState::Unverified,
-        (SEAL_KIND, None) => return FrameState::Corrupt,
-        (k, _) if k != 0 && !sealed => return FrameState::Unverified,
-        _ => {}
+    if fp.kind != 0 && !sealed {
+        return FrameState::Unverified;
     }
-    let (Some(stored), Some(content)) = (table_chunk, table_content) else {
-        return FrameState::Corrupt;
+    let Some((stored, content)) = table else {
+        // a seal whose table was lost is a damaged trailer
+        return if sealed {
+            FrameState::Corrupt
+        } else {
+            FrameState::Unverified
+        };
     };
     if sealed && seal(index_chunk, stored) != *fp {
         return FrameState::Corrupt;
@@ -317,61 +317,53 @@ mod tests {
         let stored = b"stored table chunk".to_vec();
         let index = b"index chunk".to_vec();
         let good = seal(&index, &stored);
-        let ok = || Some(Ok(content.clone()));
+        let ok = || Ok(content.clone());
         let j = judge;
 
+        assert_eq!(j(&Fingerprint::NONE, &index, None), FrameState::Unverified);
+        assert_eq!(j(&good, &index, None), FrameState::Corrupt);
         assert_eq!(
-            j(&Fingerprint::NONE, &index, None, None),
-            FrameState::Unverified
-        );
-        assert_eq!(j(&good, &index, None, None), FrameState::Corrupt);
-        assert_eq!(
-            j(&Fingerprint::NONE, &index, Some(&stored), ok()),
+            j(&Fingerprint::NONE, &index, Some((&stored, ok()))),
             FrameState::Stale(t.clone())
         );
         assert_eq!(
-            j(&good, &index, Some(&stored), ok()),
+            j(&good, &index, Some((&stored, ok()))),
             FrameState::Sealed(t.clone())
         );
         // a flipped bit in the index, the table or the seal
         assert_eq!(
-            j(&good, b"index chunK", Some(&stored), ok()),
+            j(&good, b"index chunK", Some((&stored, ok()))),
             FrameState::Corrupt
         );
         assert_eq!(
-            j(&good, &index, Some(b"stored table chunK"), ok()),
+            j(&good, &index, Some((b"stored table chunK", ok()))),
             FrameState::Corrupt
         );
         let mut bad = good;
         bad.bytes[15] ^= 0x80;
-        assert_eq!(j(&bad, &index, Some(&stored), ok()), FrameState::Corrupt);
+        assert_eq!(j(&bad, &index, Some((&stored, ok()))), FrameState::Corrupt);
         // someone else's fingerprint
         let other = Fingerprint {
             kind: 1,
             bytes: [9; 16],
         };
         assert_eq!(
-            j(&other, &index, Some(&stored), ok()),
+            j(&other, &index, Some((&stored, ok()))),
             FrameState::Unverified
         );
-        assert_eq!(j(&other, &index, None, None), FrameState::Unverified);
+        assert_eq!(j(&other, &index, None), FrameState::Unverified);
         // a sealed table that cannot be read
         assert_eq!(
-            j(&good, &index, Some(&stored), Some(Err(ErrorKind::Data))),
+            j(&good, &index, Some((&stored, Err(ErrorKind::Data)))),
             FrameState::Corrupt
         );
         assert_eq!(
-            j(&good, &index, Some(&stored), Some(Ok(vec![0x90]))),
+            j(&good, &index, Some((&stored, Ok(vec![0x90])))),
             FrameState::Corrupt
         );
         // ... and an unsealed one is just not checked
         assert_eq!(
-            j(
-                &Fingerprint::NONE,
-                &index,
-                Some(&stored),
-                Some(Ok(vec![0x90]))
-            ),
+            j(&Fingerprint::NONE, &index, Some((&stored, Ok(vec![0x90])))),
             FrameState::Unverified
         );
     }
