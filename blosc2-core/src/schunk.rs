@@ -30,6 +30,7 @@
 //! | `lock.rs`        | the frame lock itself (a sidecar file) |
 //! | `lazy.rs`        | the lazy chunk format |
 //! | `held.rs`        | chunks held in memory, as the C layer shows them |
+//! | `checksums.rs`   | frame checksums: keeping the digests, verified reads, `verify` |
 
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor, Special};
 use crate::error::{ErrorKind, Result};
@@ -54,6 +55,11 @@ enum Slot {
 struct Entry {
     slot: Slot,
     nbytes: i32,
+    /// The chunk's digest over its stored bytes, while checksums are on
+    /// (see `checksums`): kept with the entry, so that inserts, deletes and
+    /// reorders carry it along and an append hashes only the new chunk.
+    /// None when not known; a write with checksums on then hashes it.
+    digest: Option<u64>,
 }
 
 /// The backing store.
@@ -142,6 +148,8 @@ pub struct SuperChunk {
     /// What this handle last saw of its frame on disk (see
     /// [`Self::disk_mark`]), to notice changes made through other handles.
     seen: Vec<u8>,
+    /// Frame checksums (docs/checksums.md), see `checksums.rs`.
+    sums: checksums::Sums,
 }
 
 /// `blosc2_flags2` bit of chunks made of variable-length blocks.
@@ -198,6 +206,7 @@ impl SuperChunk {
     }
 }
 
+mod checksums;
 mod chunksize;
 mod coherence;
 mod contexts;
@@ -215,11 +224,14 @@ mod readers;
 mod slices;
 mod storage;
 
+pub use checksums::{FrameCheck, VerifyReport};
 pub use contexts::ChunkContexts;
 pub use held::HeldChunk;
 pub(crate) use slices::SMALL_CHUNK;
 pub use storage::{Kind, Storage};
 
+#[cfg(test)]
+mod checksums_tests;
 #[cfg(test)]
 mod coherence_tests;
 #[cfg(test)]

@@ -57,12 +57,13 @@ pub fn header_digests(header: &[u8], contents: &[Range<usize>]) -> Result<[u64; 
     Ok([fixed.digest(), metas.digest()])
 }
 
-/// The seal: XXH3-128 over the stored index chunk followed by the stored
-/// `_b2sum` chunk, little-endian (low 64 bits first).
-pub fn seal(index_chunk: &[u8], table_chunk: &[u8]) -> Fingerprint {
+/// The seal: XXH3-128 over the stored index chunk followed by the trailer
+/// up to its fingerprint slot (every vlmetalayer, the `_b2sum` table among
+/// them, and the trailer's length), little-endian (low 64 bits first).
+pub fn seal(index_chunk: &[u8], trailer_head: &[u8]) -> Fingerprint {
     let mut h = Xxh3Default::new();
     h.update(index_chunk);
-    h.update(table_chunk);
+    h.update(trailer_head);
     Fingerprint {
         kind: SEAL_KIND,
         bytes: h.digest128().to_le_bytes(),
@@ -172,8 +173,9 @@ pub enum FrameState {
     /// No table and no seal, another writer's fingerprint, or a table this
     /// reader does not know: nothing to check.
     Unverified,
-    /// A table without a seal: another writer changed or copied the frame
-    /// after it was sealed. Not corruption.
+    /// A table without a seal (or under another writer's fingerprint):
+    /// another writer changed or copied the frame after it was sealed. Not
+    /// corruption.
     Stale(Table),
     /// A seal that does not match, or one whose table is missing or
     /// unreadable: damaged index, table or trailer, or a torn write.
@@ -183,18 +185,21 @@ pub enum FrameState {
 }
 
 /// Judge a frame from its fingerprint, its stored index chunk (empty when
-/// it has no chunks) and its `_b2sum` vlmetalayer, if it has one: the
-/// stored chunk, and its content decompressed (`Err` when it cannot be).
+/// it has no chunks), its trailer up to the fingerprint slot and the
+/// content of its `_b2sum` vlmetalayer, if it has one (`Err` when it
+/// cannot be decompressed).
 pub fn judge(
     fp: &Fingerprint,
     index_chunk: &[u8],
-    table: Option<(&[u8], Result<Vec<u8>>)>,
+    trailer_head: &[u8],
+    table: Option<Result<Vec<u8>>>,
 ) -> FrameState {
     let sealed = fp.kind == SEAL_KIND;
-    if fp.kind != 0 && !sealed {
+    let foreign = fp.kind != 0 && !sealed;
+    if foreign && table.is_none() {
         return FrameState::Unverified;
     }
-    let Some((stored, content)) = table else {
+    let Some(content) = table else {
         // a seal whose table was lost is a damaged trailer
         return if sealed {
             FrameState::Corrupt
@@ -202,7 +207,7 @@ pub fn judge(
             FrameState::Unverified
         };
     };
-    if sealed && seal(index_chunk, stored) != *fp {
+    if sealed && seal(index_chunk, trailer_head) != *fp {
         return FrameState::Corrupt;
     }
     let table = match content.and_then(|c| Table::decode(&c)) {
@@ -241,6 +246,99 @@ impl Table {
             ChunkState::Verified
         } else {
             ChunkState::Corrupt
+        }
+    }
+}
+
+/// The `_b2sum` vlmetalayer as stored: the table's content as a memcpyed
+/// chunk (clevel 0), so that its length depends on the chunk count alone.
+/// A writer needs that: the header digests are taken over the final header,
+/// which holds the frame's length, which holds the table's.
+pub fn table_chunk(content: &[u8]) -> Result<Vec<u8>> {
+    let p = crate::chunk::CParams {
+        clevel: 0,
+        typesize: 1,
+        nthreads: 1,
+        filters: [0; crate::chunk::header::MAX_FILTERS],
+        ..Default::default()
+    };
+    let mut out = vec![0u8; content.len() + crate::chunk::header::EXTENDED_HEADER_LENGTH];
+    let n = crate::chunk::Compressor::new(p).compress(content, &mut out)?;
+    out.truncate(n);
+    Ok(out)
+}
+
+/// The header digests of a frame header (see [`header_digests`]): its
+/// metalayers' contents are found through the header's own section.
+pub fn frame_header_digests(header: &[u8]) -> Result<[u64; 2]> {
+    let spans = crate::metalayers::section_spans(
+        header,
+        super::header::HEADER_MINLEN,
+        crate::metalayers::MAX_METALAYERS,
+    )?;
+    let contents: Vec<Range<usize>> = spans.into_iter().map(|(_, r)| r).collect();
+    header_digests(header, &contents)
+}
+
+/// What was found damaged in a frame whose seal is set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Damage {
+    /// The seal does not match the index and the table (or the table is
+    /// missing or unreadable): the index, the table or the trailer.
+    Seal,
+    /// The fixed fields of the header.
+    Header,
+    /// The table describes another number of chunks than the index holds.
+    ChunkCount,
+}
+
+/// A whole frame's verdict, before its chunks are read (docs/checksums.md,
+/// "Verdicts"): [`judge`], then the header and the chunk count against a
+/// sealed table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Unverified,
+    Stale(Table),
+    Corrupt(Damage),
+    /// The table is authoritative for the chunks. `metalayers_changed`: the
+    /// metalayers' contents differ from what was sealed (an in-place
+    /// `blosc2_meta_update` by a writer without checksums), which is not
+    /// corruption of the data.
+    Sealed {
+        table: Table,
+        metalayers_changed: bool,
+    },
+}
+
+/// Judge a frame: its fingerprint, stored index chunk, trailer head and
+/// `_b2sum` content (as for [`judge`]), header bytes and chunk count.
+pub fn verdict(
+    fp: &Fingerprint,
+    index_chunk: &[u8],
+    trailer_head: &[u8],
+    table: Option<Result<Vec<u8>>>,
+    header: &[u8],
+    nchunks: usize,
+) -> Verdict {
+    match judge(fp, index_chunk, trailer_head, table) {
+        FrameState::Unverified => Verdict::Unverified,
+        FrameState::Stale(t) => Verdict::Stale(t),
+        FrameState::Corrupt => Verdict::Corrupt(Damage::Seal),
+        FrameState::Sealed(table) => {
+            if table.digests.len() != nchunks {
+                return Verdict::Corrupt(Damage::ChunkCount);
+            }
+            let Ok([fixed, metas]) = frame_header_digests(header) else {
+                return Verdict::Corrupt(Damage::Header);
+            };
+            if fixed != table.header[0] {
+                return Verdict::Corrupt(Damage::Header);
+            }
+            let metalayers_changed = metas != table.header[1];
+            Verdict::Sealed {
+                table,
+                metalayers_changed,
+            }
         }
     }
 }
@@ -313,57 +411,61 @@ mod tests {
     fn verdicts() {
         let t = sample();
         let content = t.encode().unwrap();
-        // the stored table chunk is opaque here: any bytes do
+        // the trailer's bytes are opaque here: any do
         let stored = b"stored table chunk".to_vec();
         let index = b"index chunk".to_vec();
         let good = seal(&index, &stored);
         let ok = || Ok(content.clone());
         let j = judge;
 
-        assert_eq!(j(&Fingerprint::NONE, &index, None), FrameState::Unverified);
-        assert_eq!(j(&good, &index, None), FrameState::Corrupt);
         assert_eq!(
-            j(&Fingerprint::NONE, &index, Some((&stored, ok()))),
+            j(&Fingerprint::NONE, &index, &stored, None),
+            FrameState::Unverified
+        );
+        assert_eq!(j(&good, &index, &stored, None), FrameState::Corrupt);
+        assert_eq!(
+            j(&Fingerprint::NONE, &index, &stored, Some(ok())),
             FrameState::Stale(t.clone())
         );
         assert_eq!(
-            j(&good, &index, Some((&stored, ok()))),
+            j(&good, &index, &stored, Some(ok())),
             FrameState::Sealed(t.clone())
         );
         // a flipped bit in the index, the table or the seal
         assert_eq!(
-            j(&good, b"index chunK", Some((&stored, ok()))),
+            j(&good, b"index chunK", &stored, Some(ok())),
             FrameState::Corrupt
         );
         assert_eq!(
-            j(&good, &index, Some((b"stored table chunK", ok()))),
+            j(&good, &index, b"stored table chunK", Some(ok())),
             FrameState::Corrupt
         );
         let mut bad = good;
         bad.bytes[15] ^= 0x80;
-        assert_eq!(j(&bad, &index, Some((&stored, ok()))), FrameState::Corrupt);
-        // someone else's fingerprint
+        assert_eq!(j(&bad, &index, &stored, Some(ok())), FrameState::Corrupt);
+        // someone else's fingerprint: over our table, another writer has
+        // been there since
         let other = Fingerprint {
             kind: 1,
             bytes: [9; 16],
         };
         assert_eq!(
-            j(&other, &index, Some((&stored, ok()))),
-            FrameState::Unverified
+            j(&other, &index, &stored, Some(ok())),
+            FrameState::Stale(t.clone())
         );
-        assert_eq!(j(&other, &index, None), FrameState::Unverified);
+        assert_eq!(j(&other, &index, &stored, None), FrameState::Unverified);
         // a sealed table that cannot be read
         assert_eq!(
-            j(&good, &index, Some((&stored, Err(ErrorKind::Data)))),
+            j(&good, &index, &stored, Some(Err(ErrorKind::Data))),
             FrameState::Corrupt
         );
         assert_eq!(
-            j(&good, &index, Some((&stored, Ok(vec![0x90])))),
+            j(&good, &index, &stored, Some(Ok(vec![0x90]))),
             FrameState::Corrupt
         );
         // ... and an unsealed one is just not checked
         assert_eq!(
-            j(&Fingerprint::NONE, &index, Some((&stored, Ok(vec![0x90])))),
+            j(&Fingerprint::NONE, &index, &stored, Some(Ok(vec![0x90]))),
             FrameState::Unverified
         );
     }

@@ -88,6 +88,9 @@ pub struct FrameInfo {
     /// chunk file number (sparse), or a special value (negative).
     pub offsets: Vec<i64>,
     pub trailer_len: i64,
+    /// What the frame's checksums say (docs/checksums.md); `Unverified`
+    /// for a frame without them, at no cost.
+    pub checksums: checksum::Verdict,
 }
 
 /// Read and validate everything but the chunks. `exact` demands the frame
@@ -150,6 +153,7 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
     let fixed = h.nchunks()?;
     let mut nchunks = fixed.unwrap_or(0);
     let mut offsets = Vec::new();
+    let mut ichunk = Vec::new();
     if fixed != Some(0) {
         let idx_pos = if sparse {
             header_len
@@ -186,7 +190,7 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
             nchunks = inb / 8;
             header::check_nchunks(nchunks)?;
         }
-        let ichunk = read_vec(src, idx_pos, icb)?;
+        ichunk = read_vec(src, idx_pos, icb)?;
         offsets = index::decode(&ichunk, nchunks)?;
         for &o in &offsets {
             index::offset_special(o)?;
@@ -206,6 +210,7 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
             }
         }
     }
+    let checksums = judge_checksums(&last, &ichunk, &tr, &vlmetalayers, &hdr, offsets.len());
     Ok(FrameInfo {
         header: h,
         nchunks,
@@ -213,7 +218,53 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
         vlmetalayers,
         offsets,
         trailer_len,
+        checksums,
     })
+}
+
+/// The checksum verdict of a frame, from its last bytes, stored index
+/// chunk, vlmetalayers and header; only a frame with a seal or a table
+/// costs more than a look at the fingerprint's type.
+fn judge_checksums(
+    last: &[u8],
+    index_chunk: &[u8],
+    trailer: &[u8],
+    vlmetalayers: &[Metalayer],
+    header: &[u8],
+    nchunks: usize,
+) -> checksum::Verdict {
+    let table = vlmetalayers
+        .iter()
+        .find(|m| m.name == checksum::VLMETA_NAME);
+    // C-Blosc2 never reads the fingerprint, so a frame without one still
+    // opens: it is one without checksums, unless it has a table, which
+    // only a trailer with a fingerprint slot gets
+    let Ok(fp) = trailer::Fingerprint::read(last) else {
+        return match table {
+            Some(_) => checksum::Verdict::Corrupt(checksum::Damage::Seal),
+            None => checksum::Verdict::Unverified,
+        };
+    };
+    if table.is_none() && fp.kind != checksum::SEAL_KIND {
+        return checksum::Verdict::Unverified;
+    }
+    let table = table.map(|m| unpack(&m.content));
+    let head = trailer::sealed_part(trailer);
+    checksum::verdict(&fp, index_chunk, head, table, header, nchunks)
+}
+
+/// A vlmetalayer's content: a chunk whose own header must say its length.
+fn unpack(stored: &[u8]) -> Result<Vec<u8>> {
+    let h = crate::chunk::ChunkHeader::read(stored)?;
+    if h.cbytes as usize != stored.len() || h.nbytes < 0 {
+        return Err(ErrorKind::Data);
+    }
+    let mut out = crate::spare::zeroed(h.nbytes as usize)?;
+    let mut d = crate::chunk::Decompressor::new(crate::chunk::DParams::default());
+    if d.decompress(stored, &mut out)? != out.len() {
+        return Err(ErrorKind::Data);
+    }
+    Ok(out)
 }
 
 /// Read and validate the regular chunk at `offset` of a contiguous frame

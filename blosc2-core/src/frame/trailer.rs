@@ -58,6 +58,22 @@ impl Fingerprint {
     }
 }
 
+/// The fingerprint slot's length at the end of a trailer: its type byte
+/// and 16 bytes.
+pub const FINGERPRINT_LEN: usize = 17;
+
+/// A trailer up to its fingerprint slot: what a seal covers.
+pub fn sealed_part(trailer: &[u8]) -> &[u8] {
+    &trailer[..trailer.len().saturating_sub(FINGERPRINT_LEN)]
+}
+
+/// Put `fp` in the fingerprint slot of a complete trailer.
+pub fn set_fingerprint(trailer: &mut [u8], fp: &Fingerprint) {
+    let at = trailer.len() - FINGERPRINT_LEN;
+    trailer[at] = fp.kind;
+    trailer[at + 1..].copy_from_slice(&fp.bytes);
+}
+
 /// Encode a trailer holding `vlmetas` and the fingerprint `fp`.
 pub fn encode_with_fingerprint(vlmetas: &[Metalayer], fp: &Fingerprint) -> Result<Vec<u8>> {
     let mut t = Vec::with_capacity(64);

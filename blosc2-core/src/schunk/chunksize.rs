@@ -53,6 +53,7 @@ impl SuperChunk {
                 let c = self.regularize(&s)?;
                 let slot = self.store(&c, false)?;
                 self.entries[i].slot = slot;
+                self.entries[i].digest = self.digest_for(&c, false);
                 self.cbytes += c.len() as i64;
             }
         }

@@ -208,6 +208,11 @@ impl SuperChunk {
         self.vlmetalayers = fresh.vlmetalayers;
         self.backing = fresh.backing;
         self.seen = fresh.seen;
+        let skip = !self.verifying() && self.checksums();
+        self.sums = fresh.sums;
+        if skip {
+            self.set_verified_reads(false);
+        }
         self.repeat_index = false;
         Ok(true)
     }

@@ -8,7 +8,7 @@
 use super::{Backing, Slot, SuperChunk, VL_BLOCKS_FLAG};
 use crate::error::{ErrorKind, Result};
 use crate::frame::header::{self as fh, FrameHeader};
-use crate::frame::{cframe, index};
+use crate::frame::{cframe, checksum, index};
 use crate::io::Mode;
 use std::path::Path;
 
@@ -48,9 +48,15 @@ impl SuperChunk {
     pub fn to_frame(&self) -> Result<Vec<u8>> {
         let mut data = Vec::new();
         let mut offsets = Vec::with_capacity(self.entries.len());
+        // the digests of what this frame stores (a chunk written as a
+        // special offset has none)
+        let mut sums = self.checksums().then(Vec::new);
         for (i, e) in self.entries.iter().enumerate() {
             if let Slot::Special(k) = e.slot {
                 offsets.push(index::special_offset(k));
+                if let Some(s) = sums.as_mut() {
+                    s.push(checksum::SPECIAL_DIGEST);
+                }
                 continue;
             }
             let c = self.chunk(i as i64)?;
@@ -61,8 +67,14 @@ impl SuperChunk {
             if self.chunksize > 0 {
                 if let Some(k) = self.frame_special(&c, e.nbytes)? {
                     offsets.push(index::special_offset(k));
+                    if let Some(s) = sums.as_mut() {
+                        s.push(checksum::SPECIAL_DIGEST);
+                    }
                     continue;
                 }
+            }
+            if let Some(s) = sums.as_mut() {
+                s.push(e.digest.unwrap_or_else(|| checksum::chunk_digest(&c)));
             }
             offsets.push(data.len() as i64);
             data.extend_from_slice(&c);
@@ -90,6 +102,7 @@ impl SuperChunk {
             &offsets,
             &data,
             &style,
+            sums.as_deref(),
         )
     }
 
@@ -152,6 +165,7 @@ impl SuperChunk {
             offsets,
             data_len,
             &self.index_style(),
+            self.digests()?.as_deref(),
         )
     }
 

@@ -125,7 +125,12 @@ impl SuperChunk {
             self.flags2 = ChunkHeader::read(chunk)?.blosc2_flags2;
         }
         let slot = self.store(chunk, special)?;
-        self.entries.push(Entry { slot, nbytes: nb });
+        let digest = self.digest_for(chunk, special);
+        self.entries.push(Entry {
+            slot,
+            nbytes: nb,
+            digest,
+        });
         self.nbytes += nb as i64;
         if !special {
             self.cbytes += cb as i64;
@@ -161,7 +166,15 @@ impl SuperChunk {
         let cb = ChunkHeader::read(chunk)?.cbytes;
         let special = special && keep;
         let slot = self.store(chunk, special)?;
-        self.entries.insert(n as usize, Entry { slot, nbytes: nb });
+        let digest = self.digest_for(chunk, special);
+        self.entries.insert(
+            n as usize,
+            Entry {
+                slot,
+                nbytes: nb,
+                digest,
+            },
+        );
         self.nbytes += nb as i64;
         if !special {
             self.cbytes += cb as i64;
@@ -201,7 +214,12 @@ impl SuperChunk {
         self.drop_stored(i, matches!(slot, Slot::Data(_)));
         self.nbytes += nb as i64 - self.entries[i].nbytes as i64;
         self.cbytes += if special { 0 } else { cb as i64 } - old_cb;
-        self.entries[i] = Entry { slot, nbytes: nb };
+        let digest = self.digest_for(chunk, special);
+        self.entries[i] = Entry {
+            slot,
+            nbytes: nb,
+            digest,
+        };
         self.repeat_index = false;
         if flush {
             self.flush()?;
@@ -325,7 +343,12 @@ impl SuperChunk {
                 self.cbytes += c.len() as i64;
                 Slot::Data(c.clone())
             };
-            self.entries.push(Entry { slot, nbytes: nb });
+            let digest = self.digest_for(c, self.is_frame());
+            self.entries.push(Entry {
+                slot,
+                nbytes: nb,
+                digest,
+            });
         }
         self.nbytes = nitems * ts;
         if self.is_frame() {

@@ -196,6 +196,7 @@ impl SuperChunk {
     /// new one over it where the backend can).
     pub(super) fn flush(&mut self) -> Result<()> {
         self.pristine_len = None;
+        self.wrote_frame();
         match &self.backing {
             Backing::Chunks | Backing::MemFrame => Ok(()),
             Backing::Dir { path, .. } => {

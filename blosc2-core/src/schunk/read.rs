@@ -44,9 +44,19 @@ impl SuperChunk {
         self.readers.with(|| self.io.open(path, Mode::Read), f)
     }
 
-    /// The compressed bytes of chunk `n` (special chunks are synthesized).
+    /// The compressed bytes of chunk `n` (special chunks are synthesized),
+    /// checked against its digest when the frame has checksums.
     pub fn chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.check_index(n)?;
+        let c = self.stored_bytes(i)?;
+        if !matches!(self.entries[i].slot, Slot::Special(_)) {
+            self.check_read(i, &c)?;
+        }
+        Ok(c)
+    }
+
+    /// The compressed bytes of entry `i`, unchecked.
+    pub(super) fn stored_bytes(&self, i: usize) -> Result<Cow<'_, [u8]>> {
         let e = &self.entries[i];
         match (&e.slot, &self.backing) {
             (Slot::Data(d), _) => Ok(Cow::Borrowed(d)),
@@ -137,8 +147,10 @@ impl SuperChunk {
         buf: &mut Vec<u8>,
     ) -> Result<Option<std::ops::Range<usize>>> {
         let i = self.check_index(n)?;
+        // (a checked read needs all of the chunk's bytes)
         if !matches!(self.entries[i].slot, Slot::Disk(_) | Slot::File(_))
             || ranges.iter().all(|r| r.1 == 0)
+            || self.verifying()
         {
             return Ok(None);
         }
@@ -250,6 +262,10 @@ impl SuperChunk {
     /// the blocks are; otherwise the whole chunk.
     pub fn lazy_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.check_index(n)?;
+        // a checked read needs all of the chunk's bytes
+        if self.verifying() {
+            return self.chunk(n);
+        }
         let (nchunk, offset) = match (&self.entries[i].slot, &self.backing) {
             (Slot::Disk(off), Backing::File { header_len, .. }) => (
                 n as i32,

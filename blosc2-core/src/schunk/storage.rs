@@ -82,6 +82,7 @@ impl SuperChunk {
             gaps: None,
             lock: None,
             seen: Vec::new(),
+            sums: Default::default(),
         }
     }
 
@@ -195,13 +196,20 @@ impl SuperChunk {
                     (Slot::Data(c), nb)
                 }
             };
-            sc.entries.push(Entry { slot, nbytes: nb });
+            sc.entries.push(Entry {
+                slot,
+                nbytes: nb,
+                digest: None,
+            });
         }
         sc.resolve_special_sizes(h.nbytes)?;
+        sc.adopt_checksums(info.checksums.clone());
         for i in 0..sc.entries.len() {
             if copy {
                 if let Slot::Special(_) = sc.entries[i].slot {
-                    sc.entries[i].slot = Slot::Data(sc.special_chunk(&sc.entries[i])?);
+                    let c = sc.special_chunk(&sc.entries[i])?;
+                    sc.entries[i].digest = sc.digest_for(&c, false);
+                    sc.entries[i].slot = Slot::Data(c);
                 }
             }
             if let Slot::Data(d) = &sc.entries[i].slot {
@@ -263,6 +271,7 @@ impl SuperChunk {
             };
             let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
             sc.fill_entries(&info, Slot::File)?;
+            sc.adopt_checksums(info.checksums.clone());
             sc.read_flags2()?;
             sc.seen = sc.disk_mark()?;
             return Ok(sc);
@@ -286,6 +295,7 @@ impl SuperChunk {
         let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
         sc.readers.keep(s)?;
         sc.fill_entries(&info, Slot::Disk)?;
+        sc.adopt_checksums(info.checksums.clone());
         sc.read_flags2()?;
         sc.seen = sc.disk_mark()?;
         Ok(sc)
@@ -301,6 +311,7 @@ impl SuperChunk {
             self.entries.push(Entry {
                 slot,
                 nbytes: Self::nominal_nbytes(h, i as i64, info.nchunks),
+                digest: None,
             });
         }
         if h.variable_chunks() {

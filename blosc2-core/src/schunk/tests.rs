@@ -1354,7 +1354,7 @@ fn malformed_variable_size_frames_are_errors() {
         let mut h = sc.frame_header(false, data.len() as i64);
         h.nbytes = nbytes;
         h.chunksize = chunksize;
-        cframe::encode_frame(&h, &[], &[], offsets, &data, &index::Style::Fresh).unwrap()
+        cframe::encode_frame(&h, &[], &[], offsets, &data, &index::Style::Fresh, None).unwrap()
     };
     let zero = index::special_offset(Special::Zero);
     // the frame as written reads back
