@@ -31,8 +31,8 @@
 #
 # The recipes share cargo's target directory (CARGO_TARGET_DIR, default the
 # repository's target/), so a configuration cargo has already built (make
-# install's) costs no new build.  Offline: nothing here downloads (cargo's
-# crates must already be fetched; CARGO_NET_OFFLINE=true is set).
+# install's) costs no new build.  Offline: the builds download nothing
+# (CARGO_NET_OFFLINE=true); the crates of Cargo.lock are fetched first, once.
 #
 # Environment: RECIPES (the names to run; default all), RECIPES_TMP (where
 # the temporary directories go), CMAKE (scripts/ensure-cmake.sh finds one),
@@ -43,6 +43,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 RECIPES=${RECIPES:-conda-forge debian vcpkg add-subdirectory fetchcontent-dir fetchcontent-git same-install options}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+# The recipes' feature sets need crates no other build of the suite does
+# (libz-sys for the system zlib): fetched here, once, from Cargo.lock, so
+# that the builds below stay offline.
+if ! ${CARGO:-cargo} fetch --locked >"${TMPDIR:-/tmp}/blosc2-recipes-fetch.log" 2>&1; then
+    echo "cmake-recipes: cargo fetch --locked failed (offline?): recipes that need crates not in cargo's cache will fail"
+    tail -n 3 "${TMPDIR:-/tmp}/blosc2-recipes-fetch.log" | sed 's/^/    | /'
+fi
 export CARGO_NET_OFFLINE=true
 CC=${CC:-cc}
 cmake=$(sh scripts/ensure-cmake.sh) || { echo "SKIP cmake-recipes: no cmake (scripts/ensure-cmake.sh failed)"; exit 0; }
