@@ -72,7 +72,9 @@ configure_file(cmake/Blosc2Targets.cmake.in "${_blosc2_gen}/Blosc2Targets.cmake"
 # Headers: the committed ones (or a prebuilt library's).
 install(FILES "${BLOSC2_INCLUDE_DIR}/blosc2.h" "${BLOSC2_INCLUDE_DIR}/b2nd.h"
     DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT DEV)
-set(_blosc2_subheaders blosc2-export.h blosc2-common.h blosc2-stdio.h)
+# blosc2-rs.h: this library's own additions (docs/checksums.md), which no
+# upstream header declares.
+set(_blosc2_subheaders blosc2-export.h blosc2-common.h blosc2-stdio.h blosc2-rs.h)
 if(BUILD_PLUGINS)
     # As upstream: the registries are installed with the plugins.
     list(APPEND _blosc2_subheaders filters-registry.h codecs-registry.h tuners-registry.h)

@@ -20,6 +20,7 @@
 //! | `codecs_registry`  | `blosc2/codecs-registry.h`   |
 //! | `filters_registry` | `blosc2/filters-registry.h`  |
 //! | `tuners_registry`  | `blosc2/tuners-registry.h`   |
+//! | `blosc2rs`         | `blosc2/blosc2-rs.h` (ours)  |
 //!
 //! * Types: every `pub struct` / `pub type` of `src/types/<area>.rs`.
 //! * Constants: every integer `pub const` of `src/consts/<area>.rs`, plus
@@ -105,6 +106,12 @@ const AREAS: &[Area] = &[
         name: "tuners_registry",
         header: "blosc2/tuners-registry.h",
         fn_prefixes: &["register_tuners"],
+    },
+    // this library's own additions, never upstream's names
+    Area {
+        name: "blosc2rs",
+        header: "blosc2/blosc2-rs.h",
+        fn_prefixes: &["blosc2rs_"],
     },
 ];
 

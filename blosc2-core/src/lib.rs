@@ -97,6 +97,8 @@ pub use api::params::{CParams, Codec, Filter, SplitMode};
 pub use api::schunk::{Chunks, Reader, Schunk, Writer};
 pub use bytemuck;
 pub use error::{Error, ErrorKind};
+pub use frame::checksum::Damage;
+pub use schunk::{FrameCheck, VerifyReport};
 
 /// The result of the typed API.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

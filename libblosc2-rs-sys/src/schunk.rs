@@ -41,6 +41,9 @@ mod sharing;
 
 mod selections;
 
+mod checksums;
+
+pub use checksums::*;
 pub use chunk_list::*;
 pub use chunks::*;
 pub use frames::*;

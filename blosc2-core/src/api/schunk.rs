@@ -7,7 +7,7 @@ use super::params::CParams;
 use super::paths::{must_exist, remove_existing};
 use crate::chunk::DParams;
 use crate::error::{Error, ErrorKind};
-use crate::schunk::{Storage, SuperChunk};
+use crate::schunk::{Storage, SuperChunk, VerifyReport};
 use bytemuck::Pod;
 use std::io;
 use std::ops::Range;
@@ -272,6 +272,48 @@ impl Schunk {
             chunk_bytes: chunk_bytes.max(1),
             buf: Vec::new(),
         }
+    }
+
+    /// Keeps frame checksums from now on (`true`), or stops keeping them:
+    /// the frame gets a digest of every chunk and a seal over its index and
+    /// trailer, in places C-Blosc2 readers skip, so the file stays one they
+    /// read and write (docs/checksums.md). Turning them on hashes every
+    /// chunk once; after that an append hashes only the new chunk. A frame
+    /// opened with a matching seal keeps them without asking.
+    pub fn set_checksums(&mut self, on: bool) -> Result<(), Error> {
+        Ok(self.inner.set_checksums(on)?)
+    }
+
+    /// Whether the frame keeps checksums (see [`Schunk::set_checksums`]).
+    pub fn checksums(&self) -> bool {
+        self.inner.checksums()
+    }
+
+    /// Whether reads check each chunk against its digest, where the frame
+    /// has checksums (the default): a damaged chunk then fails with
+    /// [`ErrorKind::Data`](crate::ErrorKind::Data) instead of decoding
+    /// wrong bytes.
+    pub fn set_verified_reads(&mut self, on: bool) {
+        self.inner.set_verified_reads(on);
+    }
+
+    /// Reads every chunk and checks it against the frame's checksums.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), blosc2_core::Error> {
+    /// use blosc2_core::{CParams, FrameCheck, Schunk};
+    /// let mut s = Schunk::new(&CParams::new().typesize(4))?;
+    /// s.set_checksums(true)?;
+    /// s.append(&[1u32, 2, 3])?;
+    /// let back = Schunk::from_frame(&s.to_frame()?)?;
+    /// let report = back.verify();
+    /// assert_eq!(report.frame, FrameCheck::Sealed);
+    /// assert!(report.ok() && report.verified == 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn verify(&self) -> VerifyReport {
+        self.inner.verify()
     }
 
     /// The content of the fixed-size metalayer `name`.

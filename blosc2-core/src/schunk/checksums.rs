@@ -51,6 +51,7 @@ impl FrameCheck {
 /// What [`SuperChunk::verify`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VerifyReport {
+    /// What the seal and the header say.
     pub frame: FrameCheck,
     /// Chunks whose stored bytes match their sealed digest (chunks held in
     /// the index, which have none, count as verified in a sealed frame).
