@@ -280,12 +280,12 @@ part_cmake_recipes() {
         budget_cut cmake-recipes "stopped after $(elapsed "$t")"
     elif [ "$rc" -eq 0 ]; then
         record "PASS cmake-recipes ($(elapsed "$t")): ${line#cmake-recipes: }"
-    elif [ "${RECIPES_STRICT:-0}" = 1 ]; then
+    elif [ "${RECIPES_STRICT:-1}" = 1 ]; then
         record "FAIL cmake-recipes ($(elapsed "$t")): ${line#cmake-recipes: } (log: build/logs/cmake-recipes.log)"
         nfail=$((nfail + 1))
     else
-        # Not fatal until a CI run has shown every recipe passing (issue
-        # #27); RECIPES_STRICT=1 makes it so.
+        # RECIPES_STRICT=0: reported only (every recipe passed on a fresh
+        # clone in session 21, so a failure is fatal by default).
         record "FAIL cmake-recipes ($(elapsed "$t")), not fatal (RECIPES_STRICT=0): ${line#cmake-recipes: } (log: build/logs/cmake-recipes.log)"
     fi
     grep -E '^(FAIL|SKIP) ' "$logs/cmake-recipes.log" | sed 's/^/       /' >>"$summary.tmp"
