@@ -34,6 +34,10 @@
 #                       on ours through LD_LIBRARY_PATH
 #   schunk-interop      c-tests/schunk-interop: frames written and mutated
 #                       step by step by ours, 3.3.5 and 2.22.1, read across
+#   checksums           c-tests/checksums: frames, sparse frames and b2nd
+#                       arrays with checksums written by ours, read and
+#                       changed by 3.3.5 / 2.22.1 (stale, never corrupt),
+#                       damaged bytes detected
 #   layout              c-tests/layout/run.sh PREFIX, when present
 #
 # Environment: CC (cc), CFLAGS (-O2 -g), C_TESTS_OUT (build/c-tests),
@@ -591,6 +595,20 @@ else
         77) skip schunk-interop "$summary" ;;
         *) fail schunk-interop "${summary:-exit status $rc}" "$log" ;;
     esac
+fi
+
+# --- frame checksums: ours writes, the references read and change ---------
+# (without a reference only our own checks run, and the line says so)
+log=$OUT/logs/checksums.log
+limit 600 env CS_OUT="$OUT/checksums" sh "$here/checksums/run.sh" "$P" "$REF3" "$REF2" >"$log" 2>&1
+rc=$?
+summary=$(grep '^checksums:' "$log" | tail -n 1)
+refs_note=""
+grep -q '^SKIP references' "$log" && refs_note="; no reference library: their reads and changes not checked"
+if [ "$rc" -eq 0 ]; then
+    pass "checksums (${summary#checksums: }$refs_note)"
+else
+    fail checksums "${summary:-exit status $rc}" "$log"
 fi
 
 # --- struct layout tests (owned by another part of the project) ------------
