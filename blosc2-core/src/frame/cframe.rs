@@ -42,7 +42,8 @@ pub fn encode_parts(
             return Err(ErrorKind::Failure);
         }
         table.digests = d.to_vec();
-        // a stand-in of the same length until the header is final
+        // with the header digests zero until the header is final: they are
+        // the last 16 bytes of the (memcpyed) chunk, patched in place below
         vl.to_mut().push(Metalayer {
             name: checksum::VLMETA_NAME.into(),
             content: checksum::table_chunk(&table.encode()?)?,
@@ -62,21 +63,19 @@ pub fn encode_parts(
         .ok_or(ErrorKind::TwoGbLimit)?;
     header::set_frame_len(&mut hdr, flen);
     if sums.is_some() {
-        table.header = checksum::frame_header_digests(&hdr)?;
-        let stored = checksum::table_chunk(&table.encode()?)?;
-        let vl = vl.to_mut();
-        let last = vl.len() - 1;
-        if vl[last].content.len() != stored.len() {
-            return Err(ErrorKind::Failure);
-        }
-        vl[last].content = stored;
-        let mut sealed = trailer::encode(vl)?;
-        if sealed.len() != tr.len() {
-            return Err(ErrorKind::Failure);
-        }
-        let fp = checksum::seal(&idx, trailer::sealed_part(&sealed));
-        trailer::set_fingerprint(&mut sealed, &fp);
-        tr = sealed;
+        // (encoding the table and the trailer once: an append re-encodes
+        // the whole table, 8 bytes a chunk, so this is what it costs)
+        let [fixed, metas] = checksum::frame_header_digests(&hdr)?;
+        let span = trailer::vlmetalayer_spans(&tr)?
+            .into_iter()
+            .rfind(|(n, _)| n == checksum::VLMETA_NAME)
+            .map(|(_, r)| r)
+            .filter(|r| r.len() >= 16)
+            .ok_or(ErrorKind::Failure)?;
+        tr[span.end - 16..span.end - 8].copy_from_slice(&fixed.to_le_bytes());
+        tr[span.end - 8..span.end].copy_from_slice(&metas.to_le_bytes());
+        let fp = checksum::seal(&idx, trailer::sealed_part(&tr));
+        trailer::set_fingerprint(&mut tr, &fp);
     }
     Ok(Parts {
         header: hdr,

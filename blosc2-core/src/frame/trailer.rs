@@ -117,6 +117,11 @@ pub fn trailer_len(last: &[u8], frame_len: i64) -> Result<i64> {
     Ok(len)
 }
 
+/// Where the contents of the vlmetalayers of a complete trailer lie in it.
+pub fn vlmetalayer_spans(trailer: &[u8]) -> Result<Vec<(String, std::ops::Range<usize>)>> {
+    metalayers::section_spans(trailer, VLMETA_AT, metalayers::MAX_VLMETALAYERS)
+}
+
 /// The vlmetalayers of a complete trailer.
 pub fn parse_vlmetalayers(trailer: &[u8]) -> Result<Vec<Metalayer>> {
     metalayers::parse_section(trailer, VLMETA_AT, metalayers::MAX_VLMETALAYERS)
