@@ -14,6 +14,7 @@
  *                                    wrote, a slice across chunks and (b2nd)
  *                                    a box too; exit 3 on a decode error
  *   checksums append PATH            open and append one chunk
+ *   checksums update PATH            open and replace chunk 1 (same items)
  *   checksums copy PATH DST          blosc2_schunk_copy to a new frame file
  *   checksums metaupdate PATH        blosc2_meta_update of "m1", in place
  *   checksums vlmeta PATH            blosc2_vlmeta_add of a new one
@@ -188,6 +189,18 @@ static int modify(const char *op, const char *path, const char *dst) {
         int32_t buf[NITEMS];
         fill(buf, sc->nchunks * NITEMS, NITEMS);
         rc = (int)blosc2_schunk_append_buffer(sc, buf, sizeof buf);
+    } else if (strcmp(op, "update") == 0) {
+        /* chunk 1 anew, with the same items (so that a read still checks) */
+        int32_t buf[NITEMS];
+        fill(buf, NITEMS, NITEMS);
+        uint8_t *chunk = malloc(sizeof buf + BLOSC2_MAX_OVERHEAD);
+        blosc2_cparams cp = cparams();
+        cp.clevel = 9; /* other bytes than the chunk it replaces */
+        blosc2_context *cctx = blosc2_create_cctx(cp);
+        int cb = blosc2_compress_ctx(cctx, buf, sizeof buf, chunk, sizeof buf + BLOSC2_MAX_OVERHEAD);
+        blosc2_free_ctx(cctx);
+        rc = cb < 0 ? cb : (int)blosc2_schunk_update_chunk(sc, 1, chunk, true);
+        free(chunk);
     } else if (strcmp(op, "copy") == 0) {
         blosc2_storage st = {.contiguous = true, .urlpath = (char *)dst};
         blosc2_schunk *c = blosc2_schunk_copy(sc, &st);

@@ -7,7 +7,8 @@
 #   - ours verifies it sealed and reads it back;
 #   - 3.3.5 and 2.22.1 read every chunk, a slice across chunks (lazily,
 #     from the file) and a b2nd box: the checksums change nothing they read;
-#   - after 3.3.5 or 2.22.1 appends a chunk, adds a vlmetalayer or copies
+#   - after 3.3.5 or 2.22.1 appends or replaces a chunk, adds a vlmetalayer
+#     or copies
 #     the frame (blosc2_schunk_copy), ours reports it stale, never corrupt;
 #     after blosc2_meta_update in place, "metalayers changed";
 #   - a flipped byte in a chunk is reported corrupt (naming the chunk where
@@ -110,6 +111,9 @@ for kind in cframe sframe b2nd; do
             copy "$f" "$f.$lib-append"
             check "$kind-$lib-append-stale" 0 sh -c '"$1" append "$2" && "$3" verify "$2" stale && "$3" read "$4" "$2"' \
                 _ "$OUT/cs-$lib" "$f.$lib-append" "$ours" "$kind"
+            copy "$f" "$f.$lib-update"
+            check "$kind-$lib-update-stale" 0 sh -c '"$1" update "$2" && "$3" verify "$2" stale && "$3" read "$4" "$2"' \
+                _ "$OUT/cs-$lib" "$f.$lib-update" "$ours" "$kind"
             copy "$f" "$f.$lib-meta"
             check "$kind-$lib-metaupdate" 0 sh -c '"$1" metaupdate "$2" && "$3" verify "$2" metalayers_changed' \
                 _ "$OUT/cs-$lib" "$f.$lib-meta" "$ours"

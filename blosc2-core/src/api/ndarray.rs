@@ -222,6 +222,29 @@ impl NdArray {
         })
     }
 
+    /// Keeps frame checksums from now on, or stops keeping them, as
+    /// [`Schunk::set_checksums`](crate::Schunk::set_checksums) does for the
+    /// array's super-chunk.
+    pub fn set_checksums(&mut self, on: bool) -> Result<(), Error> {
+        Ok(self.inner.sc.set_checksums(on)?)
+    }
+
+    /// Whether the array's frame keeps checksums.
+    pub fn checksums(&self) -> bool {
+        self.inner.sc.checksums()
+    }
+
+    /// Whether reads check each chunk against its digest (see
+    /// [`Schunk::set_verified_reads`](crate::Schunk::set_verified_reads)).
+    pub fn set_verified_reads(&mut self, on: bool) {
+        self.inner.sc.set_verified_reads(on);
+    }
+
+    /// Reads every chunk and checks it against the frame's checksums.
+    pub fn verify(&self) -> crate::VerifyReport {
+        self.inner.sc.verify()
+    }
+
     /// The array as a contiguous frame.
     pub fn to_frame(&self) -> Result<Vec<u8>, Error> {
         Ok(self.inner.to_cframe()?)

@@ -249,3 +249,117 @@ fn every_flipped_bit_is_detected() {
         frame.len()
     );
 }
+
+/// A sparse frame: every bit of its index file (header, index, trailer)
+/// and a byte every 13 of each chunk file, flipped one at a time, is
+/// caught by opening the directory and verifying it.
+#[test]
+fn every_flipped_bit_of_a_sparse_frame_is_detected() {
+    let dir = tmp("flips.sframe");
+    let sc = filled(storage(Some(dir.clone()), false));
+    let n = sc.nchunks();
+    drop(sc);
+    let index = crate::frame::sframe::index_path(&dir);
+    let mut files = vec![(index.clone(), 1)];
+    for id in 0..n {
+        let p = crate::frame::sframe::chunk_path(&dir, id);
+        if p.exists() {
+            files.push((p, 13));
+        }
+    }
+    let meta = {
+        let f = std::fs::read(&index).unwrap();
+        f.windows(5).position(|w| w == b"hello").unwrap()
+    };
+    let mut missed = Vec::new();
+    let mut flips = 0;
+    for (path, step) in &files {
+        let orig = std::fs::read(path).unwrap();
+        let kind_byte = orig.len() - FINGERPRINT_LEN;
+        for at in (0..orig.len()).step_by(*step) {
+            flips += 1;
+            let mut f = orig.clone();
+            f[at] ^= 0x04;
+            std::fs::write(path, &f).unwrap();
+            let fine = match SuperChunk::open(&dir, 0, crate::io::default_backend()) {
+                Err(_) => true,
+                Ok(back) => {
+                    let r = back.verify();
+                    match r.frame {
+                        _ if !r.ok() => true,
+                        FrameCheck::MetalayersChanged => {
+                            *path == index && (meta..meta + 5).contains(&at)
+                        }
+                        FrameCheck::Stale | FrameCheck::Unverified => {
+                            *path == index && at == kind_byte
+                        }
+                        _ => false,
+                    }
+                }
+            };
+            if !fine {
+                missed.push((path.file_name().unwrap().to_owned(), at));
+            }
+        }
+        std::fs::write(path, &orig).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(flips > 1000, "{flips}");
+    assert!(
+        missed.is_empty(),
+        "{} of {flips} flips: {missed:?}",
+        missed.len()
+    );
+}
+
+/// A b2nd array in a frame: every bit flipped is caught, or (in the b2nd
+/// metalayer, which holds the shape) reported as a changed metalayer.
+#[test]
+fn every_flipped_bit_of_a_b2nd_frame_is_detected() {
+    let data: Vec<i32> = (0..60 * 50).map(|i| i * 7 % 1013).collect();
+    let mut a = crate::NdArray::builder(&[60, 50])
+        .chunks(&[25, 20])
+        .blocks(&[10, 10])
+        .from_slice(&data)
+        .unwrap();
+    a.set_checksums(true).unwrap();
+    let frame = a.to_frame().unwrap();
+    let back = crate::NdArray::from_frame(&frame).unwrap();
+    assert!(back.checksums());
+    assert_eq!(back.verify().frame, FrameCheck::Sealed);
+    assert_eq!(back.to_vec::<i32>().unwrap(), data);
+    let sc = SuperChunk::from_buffer(&frame, false).unwrap();
+    let b2nd = sc
+        .metalayers
+        .iter()
+        .find(|m| m.name == "b2nd")
+        .unwrap()
+        .content
+        .clone();
+    let meta = frame.windows(b2nd.len()).position(|w| w == b2nd).unwrap();
+    let kind_byte = frame.len() - FINGERPRINT_LEN;
+    let mut missed = Vec::new();
+    for at in 0..frame.len() {
+        let mut f = frame.clone();
+        f[at] ^= 0x20;
+        let Ok(back) = SuperChunk::from_buffer(&f, false) else {
+            continue;
+        };
+        let r = back.verify();
+        let fine = match r.frame {
+            _ if !r.ok() => true,
+            FrameCheck::MetalayersChanged => (meta..meta + b2nd.len()).contains(&at),
+            FrameCheck::Stale | FrameCheck::Unverified => at == kind_byte,
+            _ => false,
+        };
+        if !fine {
+            missed.push(at);
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "{} of {}: {missed:?}",
+        missed.len(),
+        frame.len()
+    );
+}
