@@ -363,3 +363,26 @@ fn every_flipped_bit_of_a_b2nd_frame_is_detected() {
         frame.len()
     );
 }
+
+#[test]
+fn copies_keep_checksums() {
+    let sc = filled(storage(None, true));
+    for (contiguous, name) in [(true, "copy.b2frame"), (false, "copy.sframe")] {
+        let p = tmp(name);
+        let c = sc.copy_to(storage(Some(p.clone()), contiguous)).unwrap();
+        assert!(c.checksums());
+        drop(c);
+        let back = SuperChunk::open(&p, 0, crate::io::default_backend()).unwrap();
+        all_verified(&report(&back), 4);
+        let names: Vec<_> = back.vlmetalayers.iter().map(|m| m.name.clone()).collect();
+        assert_eq!(names, ["v1"]);
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+    }
+    // and a copy of a frame without them has none
+    let mut plain = filled(storage(None, true));
+    plain.set_checksums(false).unwrap();
+    let c = plain.copy_to(storage(None, true)).unwrap();
+    assert!(!c.checksums());
+    assert_eq!(report(&c).frame, FrameCheck::Unverified);
+}

@@ -429,6 +429,11 @@ impl SuperChunk {
         for m in &self.metalayers {
             sc.meta_add(&m.name, &m.content)?;
         }
+        // a copy keeps checksums where its source does (each chunk is
+        // checked as it is read, and hashed as it is appended)
+        if self.checksums() {
+            sc.set_checksums(true)?;
+        }
         let mut buf = Vec::new();
         for i in 0..self.nchunks() {
             if same {
