@@ -106,8 +106,23 @@ for t in $CROSS_TARGETS; do
         continue
     fi
 
+    # clippy too runs the build scripts, which compile the C codecs with
+    # the cross gcc: both parts need the packages
+    if ! why=$(ensure_packages "$pkgs"); then
+        record "SKIP $t clippy: $why"
+        record "SKIP $t test: $why"
+        continue
+    fi
+    if ! command -v "$qemu" >/dev/null 2>&1 || ! command -v "$gccp-gcc" >/dev/null 2>&1; then
+        record "SKIP $t clippy: $qemu or $gccp-gcc not on PATH"
+        record "SKIP $t test: $qemu or $gccp-gcc not on PATH"
+        continue
+    fi
+    up=$(echo "$triple" | tr 'a-z-' 'A-Z_')
+    low=$(echo "$triple" | tr '-' '_')
     t0=$(date +%s)
-    if $CARGO clippy --target "$triple" -p blosc2-core -p libblosc2-rs-sys --all-targets \
+    if env "CC_$low=$gccp-gcc" "AR_$low=$gccp-ar" \
+        $CARGO clippy --target "$triple" -p blosc2-core -p libblosc2-rs-sys --all-targets \
         -- -D warnings >"$logs/cross-$t-clippy.log" 2>&1; then
         record "PASS $t clippy ($(elapsed "$t0"))"
     else
@@ -115,20 +130,10 @@ for t in $CROSS_TARGETS; do
         nfail=$((nfail + 1))
     fi
 
-    if ! why=$(ensure_packages "$pkgs"); then
-        record "SKIP $t test: $why"
-        continue
-    fi
-    if ! command -v "$qemu" >/dev/null 2>&1 || ! command -v "$gccp-gcc" >/dev/null 2>&1; then
-        record "SKIP $t test: $qemu or $gccp-gcc not on PATH"
-        continue
-    fi
-    up=$(echo "$triple" | tr 'a-z-' 'A-Z_')
     t0=$(date +%s)
     if env "CARGO_TARGET_${up}_LINKER=$gccp-gcc" \
         "CARGO_TARGET_${up}_RUNNER=$qemu -L /usr/$gccp" \
-        "CC_$(echo "$triple" | tr '-' '_')=$gccp-gcc" \
-        "AR_$(echo "$triple" | tr '-' '_')=$gccp-ar" \
+        "CC_$low=$gccp-gcc" "AR_$low=$gccp-ar" \
         $CARGO test -p blosc2-core --target "$triple" >"$logs/cross-$t-test.log" 2>&1; then
         n=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$logs/cross-$t-test.log" |
             awk '{s += $1} END {print s + 0}')

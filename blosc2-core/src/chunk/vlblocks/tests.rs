@@ -381,7 +381,19 @@ fn reference_corpus_chunks_are_read_and_reproduced() {
             clevel,
             ..params(compcode, filters, typesize)
         };
-        assert_eq!(compress(p, &blocks), chunk, "{name} re-compressed");
+        let again = compress(p, &blocks);
+        // LZ4 hashes its input in the host's byte order, so on a big-endian
+        // host it finds other matches (as upstream's LZ4 there does): the
+        // stream is valid but not the same bytes
+        if compcode == codec::LZ4 && cfg!(target_endian = "big") {
+            assert_eq!(
+                decompress_blocks(&again).unwrap(),
+                blocks,
+                "{name} re-compressed"
+            );
+        } else {
+            assert_eq!(again, chunk, "{name} re-compressed");
+        }
     }
 }
 
