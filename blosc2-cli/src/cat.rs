@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use crate::input::{self, Input};
 use crate::names::count;
-use crate::{out, progress, threads, CatArgs, Fail};
+use crate::{out, progress, sums, threads, CatArgs, Fail};
 
 const PIECE: i64 = 16 << 20;
 
@@ -122,9 +122,14 @@ fn cat_schunk(sc: &SuperChunk, a: &CatArgs, out: &mut dyn Write) -> Result<io::R
         // whole chunks: the content includes any bytes past the last item
         let mut buf = Vec::new();
         for i in 0..sc.nchunks() {
-            let nb = sc
-                .chunk(i)
-                .and_then(|c| ChunkHeader::read(&c))
+            let c = sc.chunk(i).map_err(|e| {
+                Fail::msg(format!(
+                    "{}: {}",
+                    path.display(),
+                    sums::read_error(sc, i, e)
+                ))
+            })?;
+            let nb = ChunkHeader::read(&c)
                 .map_err(|e| Fail::at(path, &format!("chunk {i}"), e))?
                 .nbytes;
             buf.resize(nb.max(0) as usize, 0);

@@ -10,7 +10,8 @@ use blosc2_core::chunk::header::EXTENDED_HEADER_LENGTH;
 use blosc2_core::chunk::params::codec;
 use blosc2_core::chunk::special::make_special;
 use blosc2_core::chunk::{vlblocks, CParams, ChunkHeader, DParams, Decompressor, Special};
-use blosc2_core::schunk::{Storage, SuperChunk};
+use blosc2_core::frame::checksum;
+use blosc2_core::schunk::{FrameCheck, Storage, SuperChunk};
 use indicatif::ProgressBar;
 use std::fs;
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
@@ -20,7 +21,9 @@ use std::process::ExitCode;
 use crate::input::{self, is_dash, Input};
 use crate::names::count;
 use crate::out::{self, write_err};
-use crate::{names, progress, threads, CompressArgs, DecompressArgs, Fail, Params, RecompressArgs};
+use crate::{
+    names, progress, sums, threads, CompressArgs, DecompressArgs, Fail, Params, RecompressArgs,
+};
 
 /// Refuse to overwrite OUTPUT unless told to; the temporary name to write.
 fn prepare_output(out: &Path, force: bool) -> Result<PathBuf, Fail> {
@@ -142,18 +145,24 @@ struct Written {
     nchunks: i64,
     nbytes: i64,
     size: u64,
+    checksums: bool,
 }
 
 /// The one-line summary of a frame written by `compress` or `recompress`,
 /// on stderr.
 fn report_written(output: &Path, w: &Written) {
     eprintln!(
-        "{}: {}, {} -> {} (ratio {:.2}x)",
+        "{}: {}, {} -> {} (ratio {:.2}x){}",
         output.display(),
         count(w.nchunks, "chunk"),
         count(w.nbytes, "byte"),
         count(w.size as i64, "byte"),
-        ratio(w.nbytes, w.size)
+        ratio(w.nbytes, w.size),
+        if w.checksums {
+            ", with checksums (sealed)"
+        } else {
+            ""
+        }
     );
 }
 
@@ -189,17 +198,29 @@ fn make_frame(
             nchunks: sc.nchunks(),
             nbytes: sc.nbytes(),
             size: frame.len() as u64,
+            checksums: sc.checksums(),
         });
     }
-    let (nchunks, nbytes) = write_via_tmp(output, force, |tmp| {
+    let (nchunks, nbytes, checksums) = write_via_tmp(output, force, |tmp| {
         let sc = make(Some(tmp))?;
-        Ok((sc.nchunks(), sc.nbytes()))
+        Ok((sc.nchunks(), sc.nbytes(), sc.checksums()))
     })?;
     Ok(Written {
         nchunks,
         nbytes,
         size: fs::metadata(output).map(|m| m.len()).unwrap_or(0),
+        checksums,
     })
+}
+
+/// Keep checksums in the new super-chunk `sc` (when `on`): set before
+/// any chunk goes in, so that each append hashes only its own chunk.
+fn keep_checksums(sc: &mut SuperChunk, on: bool, output: &Path) -> Result<(), Fail> {
+    if on {
+        sc.set_checksums(true)
+            .map_err(|e| Fail::at(output, "cannot turn checksums on", e))?;
+    }
+    Ok(())
 }
 
 fn storage(urlpath: Option<&Path>, cp: &CParams) -> Storage {
@@ -473,6 +494,7 @@ fn fill_frame(
 ) -> Result<SuperChunk, Fail> {
     let mut sc = SuperChunk::new(storage(path, cp))
         .map_err(|e| Fail::at(&a.output, "cannot create the frame", e))?;
+    keep_checksums(&mut sc, a.checksum, &a.output)?;
     let mut buf = vec![0u8; chunksize];
     loop {
         let n = fill(reader, &mut buf).map_err(|e| Fail::at(&a.input, "read error", e))?;
@@ -507,6 +529,8 @@ fn fill_array(
     let ts = cp.typesize;
     let mut arr = Array::create(storage(path, cp), p, Fill::Zeros)
         .map_err(|e| Fail::at(&a.output, "cannot create the b2nd array", e))?;
+    // the zero chunks so far are special values: nothing to hash
+    keep_checksums(arr.schunk_mut(), a.checksum, &a.output)?;
     let shape = &p.shape;
     let row_bytes = array_bytes(p, ts) / (shape[0].max(1) as u64);
     let mut buf = Vec::new();
@@ -568,9 +592,14 @@ fn write_content(
             let pb = progress::bar(sc.nbytes().max(0) as u64, true, show, "decompressing");
             let mut buf = Vec::new();
             for i in 0..sc.nchunks() {
-                let nb = sc
-                    .chunk(i)
-                    .and_then(|c| ChunkHeader::read(&c))
+                let c = sc.chunk(i).map_err(|e| {
+                    Fail::msg(format!(
+                        "{}: {}",
+                        f.path().display(),
+                        sums::read_error(&sc, i, e)
+                    ))
+                })?;
+                let nb = ChunkHeader::read(&c)
                     .map_err(|e| Fail::at(f.path(), &format!("chunk {i}"), e))?
                     .nbytes;
                 buf.resize(nb.max(0) as usize, 0);
@@ -663,6 +692,17 @@ pub fn recompress(a: &RecompressArgs) -> Result<ExitCode, Fail> {
     };
     let mut src = f.open_schunk()?;
     threads::set(&mut src, a.common.nthreads);
+    let src_sums = sums::from_verdict(&f.info.checksums);
+    // by default OUTPUT keeps checksums if INPUT has any (a table, sealed
+    // or not): they are new digests of the new chunks either way
+    let with_sums = !a.no_checksum && (a.checksum || src_sums != FrameCheck::Unverified);
+    if let FrameCheck::Corrupt(_) = src_sums {
+        eprintln!(
+            "b2: warning: {}: checksums: {}; its chunks are read unchecked (b2 verify says more)",
+            a.input.display(),
+            sums::describe(src_sums)
+        );
+    }
     let base = CParams {
         nthreads: a.common.nthreads,
         ..src.cparams().clone()
@@ -692,18 +732,29 @@ pub fn recompress(a: &RecompressArgs) -> Result<ExitCode, Fail> {
             dst.meta_add(&m.name, &m.content)
                 .map_err(|e| Fail::at(out, &format!("metalayer '{}'", m.name), e))?;
         }
+        keep_checksums(&mut dst, with_sums, out)?;
         let mut buf = Vec::new();
         for i in 0..src.nchunks() {
-            let c = src
-                .chunk(i)
-                .map_err(|e| Fail::at(&a.input, &format!("chunk {i}"), e))?;
+            let c = src.chunk(i).map_err(|e| {
+                Fail::msg(format!(
+                    "{}: {}",
+                    a.input.display(),
+                    sums::read_error(&src, i, e)
+                ))
+            })?;
             let nc = recompress_chunk(&src, &dst, i, &c, &mut buf)
                 .map_err(|e| Fail::at(&a.input, &format!("chunk {i}"), e))?;
             dst.append_chunk(&nc)
                 .map_err(|e| Fail::at(out, &format!("cannot append chunk {i}"), e))?;
             pb.inc(ChunkHeader::read(&nc).map(|h| h.nbytes as u64).unwrap_or(0));
         }
-        for m in &src.vlmetalayers {
+        // a stale or damaged source's checksum table describes its old
+        // chunks: never copied (OUTPUT with checksums gets its own)
+        for m in src
+            .vlmetalayers
+            .iter()
+            .filter(|m| m.name != checksum::VLMETA_NAME)
+        {
             let content = src
                 .vlmeta_get(&m.name)
                 .map_err(|e| Fail::at(&a.input, &format!("vlmetalayer '{}'", m.name), e))?;

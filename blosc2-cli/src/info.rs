@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use crate::input::{self, ChunkEntry, Frame, Input};
 use crate::names::{self, count};
-use crate::out;
+use crate::{out, sums};
 use crate::{Fail, InfoArgs};
 
 pub fn run(a: &InfoArgs) -> Result<ExitCode, Fail> {
@@ -199,10 +199,25 @@ pub fn frame_json(f: &Frame) -> Value {
             "len": info.trailer_len,
             "vlmetalayers": info.vlmetalayers.len(),
         },
+        "checksums": checksums_json(&info.checksums),
         "metalayers": metas_json(&info.metalayers, false),
         "vlmetalayers": metas_json(&info.vlmetalayers, true),
         "b2nd": b2nd_json(&info.metalayers),
         "chunks": chunks,
+    })
+}
+
+/// The frame's checksum state, as its seal and table say (chunks are not
+/// read: `b2 verify` checks them against their digests).
+fn checksums_json(v: &blosc2_core::frame::checksum::Verdict) -> Value {
+    let c = sums::from_verdict(v);
+    let (state, damage) = sums::state(c);
+    json!({
+        "present": c != blosc2_core::schunk::FrameCheck::Unverified,
+        "state": state,
+        "damage": damage,
+        "table_chunks": sums::table_chunks(v),
+        "description": sums::describe(c),
     })
 }
 
@@ -369,6 +384,15 @@ fn human(v: &Value) -> String {
             "vlmetalayer"
         )
     );
+    let cs = &v["checksums"];
+    match (cs["state"].as_str(), cs["table_chunks"].as_u64()) {
+        (Some("sealed"), Some(n)) => w!(
+            "checksums:     sealed (digests of {}; b2 verify checks them)",
+            count(n as i64, "chunk")
+        ),
+        (Some("unverified"), _) => w!("checksums:     none (unverified)"),
+        _ => w!("checksums:     {}", s(&cs["description"])),
+    }
     let mut metas = |key: &str, label: &str| {
         let list = v[key].as_array().cloned().unwrap_or_default();
         if list.is_empty() {

@@ -11,6 +11,7 @@ mod input;
 mod names;
 mod out;
 mod progress;
+mod sums;
 mod threads;
 mod verify;
 
@@ -62,18 +63,50 @@ struct Cli {
 enum Cmd {
     /// Show the frame header, trailer, chunk index, metalayers and b2nd geometry.
     Info(InfoArgs),
-    /// Decompress everything in each FILE; name the first bad chunk of each,
-    /// exit non-zero if any FILE is bad.
+    /// Decompress everything in each FILE and check its checksums; name the
+    /// first bad chunk of each, exit non-zero if any FILE is bad.
+    #[command(long_about = VERIFY_ABOUT)]
     Verify(VerifyArgs),
     /// Compress a raw file into a contiguous frame.
     Compress(CompressArgs),
     /// Write the uncompressed chunks of a frame (or a chunk) to a raw file.
     Decompress(DecompressArgs),
-    /// Rewrite a frame with another codec, level or filters, keeping content and metalayers.
+    /// Rewrite a frame with another codec, level or filters, keeping content,
+    /// metalayers and checksums.
     Recompress(RecompressArgs),
     /// Write decompressed bytes to standard output, optionally a slice.
     Cat(CatArgs),
 }
+
+const VERIFY_ABOUT: &str = "\
+Decompress everything in each FILE and check its checksums; name the first bad \
+chunk of each, exit non-zero if any FILE is bad.
+
+Every chunk must decode to the size its header and the frame promise, the sizes \
+must add up and the metalayers must decode. In a frame written with checksums \
+(b2 compress --checksum) every chunk is also checked against its digest, all of \
+them even after a bad one. A frame's line ends with the checksum verdict, \
+'; checksums: STATE: COUNTS', STATE being one of
+
+  sealed                 the seal matches; chunks are checked against their digests
+  metalayers changed     sealed, but a metalayer was rewritten in place by a writer \
+without checksums (not data corruption); chunks are checked
+  unverified             the frame has no checksums: nothing checked (C-Blosc2 \
+writes none)
+  stale                  changed by a writer without checksums after it was sealed: \
+nothing checked
+  corrupt: seal          the chunk index, the checksum table or the trailer is damaged
+  corrupt: header        the frame header's fields are damaged
+  corrupt: chunk count   the checksum table and the chunk index disagree
+
+and COUNTS the chunks verified, corrupt (their numbers), stale and unverified, \
+like 'sealed: 3 verified, 1 corrupt (chunk 2)'. Corrupt chunks and a corrupt \
+frame fail; unverified and stale frames do not.
+
+With --json, one object per FILE, whose \"checksums\" is {\"state\", \"damage\" \
+(\"seal\", \"header\", \"chunk count\" or null), \"verified\", \"corrupt\" (chunk \
+numbers), \"stale\", \"unverified\"}, or null for a single chunk or a frame that \
+does not open.";
 
 /// Options for reading FILE.
 #[derive(Args, Clone)]
@@ -174,6 +207,11 @@ pub struct CompressArgs {
     pub chunksize: u64,
     #[command(flatten)]
     pub common: Common,
+    /// Keep checksums in the frame: an XXH3 digest of every chunk and a seal
+    /// over the chunk index (docs/checksums.md), which `b2 verify` checks.
+    /// C-Blosc2 reads such frames as any other.
+    #[arg(long)]
+    pub checksum: bool,
     /// Replace OUTPUT if it exists.
     #[arg(long, short)]
     pub force: bool,
@@ -206,6 +244,15 @@ pub struct RecompressArgs {
     pub offset: u64,
     #[command(flatten)]
     pub params: Params,
+    /// Write OUTPUT with checksums (see compress --checksum). The default when
+    /// INPUT has any (sealed, stale or with a damaged seal): OUTPUT's are new
+    /// digests of its own chunks, sealed afresh; a sealed INPUT's chunks are
+    /// checked as they are read.
+    #[arg(long, conflicts_with = "no_checksum")]
+    pub checksum: bool,
+    /// Write OUTPUT without checksums, even when INPUT has them.
+    #[arg(long)]
+    pub no_checksum: bool,
     #[command(flatten)]
     pub common: Common,
     /// Replace OUTPUT if it exists.

@@ -1,20 +1,25 @@
 //! `b2 verify`: decompress everything and say where the first damage is.
 //!
-//! Blosc2 stores no checksums, so "good" means every header is valid, every
-//! chunk decompresses to the size its header and the frame promise, the
-//! sizes add up, and the metalayers decode.
+//! "Good" means every header is valid, every chunk decompresses to the
+//! size its header and the frame promise, the sizes add up, the metalayers
+//! decode, and, in a frame with checksums (docs/checksums.md), every chunk
+//! matches its digest and the seal matches. Frames without checksums (most
+//! frames: C-Blosc2 writes none) and stale ones are not failures: nothing
+//! could be checked against digests, and the line says so.
 
 use blosc2_core::b2nd::Array;
 use blosc2_core::chunk::header::EXTENDED_HEADER_LENGTH;
 use blosc2_core::chunk::{ChunkHeader, DParams, Decompressor};
+use blosc2_core::frame::checksum;
 use blosc2_core::frame::header::{FrameHeader, HEADER_MINLEN};
+use blosc2_core::schunk::{SuperChunk, VerifyReport};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
 use crate::input::{self, Frame, Input, Origin};
 use crate::names::count;
-use crate::{out, progress, threads, Fail, VerifyArgs};
+use crate::{out, progress, sums, threads, Fail, VerifyArgs};
 
 /// The first problem found.
 struct Bad {
@@ -53,36 +58,49 @@ pub fn run(a: &VerifyArgs) -> Result<ExitCode, Fail> {
     let mut failed = 0usize;
     for path in &a.files {
         let file = path.display().to_string();
-        match check(path, a) {
+        let (result, report) = check(path, a);
+        let result = result.and_then(|g| match &report {
+            Some(r) if !r.ok() => Err(checksum_failure(r)),
+            _ => Ok(g),
+        });
+        let sums_json = report.as_ref().map(sums::report_json);
+        // the checksum verdict ends the line of a frame
+        let sums_text = report
+            .as_ref()
+            .map(|r| format!("; checksums: {}", sums::report_text(r)))
+            .unwrap_or_default();
+        let line = match result {
             Ok(g) => {
-                let line = if a.json {
+                if a.json {
                     json!({"file": file, "ok": true, "kind": g.kind, "nchunks": g.nchunks,
-                           "nbytes": g.nbytes, "cbytes": g.cbytes, "chunk": null, "error": null})
+                           "nbytes": g.nbytes, "cbytes": g.cbytes, "chunk": null, "error": null,
+                           "checksums": sums_json})
                     .to_string()
                 } else {
                     format!(
-                        "OK {file}: {} with {}, {} decompressed ({} compressed)",
+                        "OK {file}: {} with {}, {} decompressed ({} compressed){sums_text}",
                         g.kind,
                         count(g.nchunks, "chunk"),
                         count(g.nbytes, "byte"),
                         g.cbytes
                     )
-                };
-                out::line(&line)?;
+                }
             }
             Err(b) => {
                 failed += 1;
-                let line = if a.json {
-                    json!({"file": file, "ok": false, "chunk": b.chunk, "error": b.why}).to_string()
+                if a.json {
+                    json!({"file": file, "ok": false, "chunk": b.chunk, "error": b.why,
+                           "checksums": sums_json})
+                    .to_string()
                 } else {
                     match b.chunk {
-                        Some(n) => format!("FAIL {file}: chunk {n}: {}", b.why),
-                        None => format!("FAIL {file}: {}", b.why),
+                        Some(n) => format!("FAIL {file}: chunk {n}: {}{sums_text}", b.why),
+                        None => format!("FAIL {file}: {}{sums_text}", b.why),
                     }
-                };
-                out::line(&line)?;
+                }
             }
-        }
+        };
+        out::line(&line)?;
     }
     // one file's line is its own summary (and one JSON object stays the
     // whole output, as before)
@@ -104,22 +122,41 @@ pub fn run(a: &VerifyArgs) -> Result<ExitCode, Fail> {
     })
 }
 
+/// The failure of a frame that decodes but whose checksums say it is
+/// damaged: its first corrupt chunk, or its seal or header.
+fn checksum_failure(r: &VerifyReport) -> Bad {
+    match r.corrupt.first() {
+        Some(&n) => Bad::chunk(
+            n as i64,
+            "does not match its checksum: its stored bytes are damaged",
+        ),
+        None => Bad::frame("its checksums say the frame is damaged"),
+    }
+}
+
 /// Check one FILE: every failure, opening included, is a [`Bad`] so that
-/// it gets its line (and its JSON object) like any other.
-fn check(path: &Path, a: &VerifyArgs) -> Result<Good, Bad> {
+/// it gets its line (and its JSON object) like any other. With the
+/// checksum report of a frame that opens.
+fn check(path: &Path, a: &VerifyArgs) -> (Result<Good, Bad>, Option<VerifyReport>) {
     // the messages name the file; the report line already does
     let bare = |f: Fail| {
         let prefix = format!("{}: ", path.display());
         Bad::frame(f.0.strip_prefix(&prefix).unwrap_or(&f.0).to_string())
     };
-    let origin = Origin::new(path).map_err(bare)?;
+    let origin = match Origin::new(path) {
+        Ok(o) => o,
+        Err(f) => return (Err(bare(f)), None),
+    };
     match input::open_origin(&origin, a.offset) {
         Ok(Input::Frame(f)) => check_frame(&f, a),
-        Ok(Input::Chunk { bytes, .. }) => check_chunk(&bytes, a.common.nthreads),
+        Ok(Input::Chunk { bytes, .. }) => (check_chunk(&bytes, a.common.nthreads), None),
         // a frame whose layout cannot be read: find the damage by walking
         // its chunks section from the start
-        Err((fail, true)) => Err(diagnose(&origin, a.offset).unwrap_or_else(|| bare(fail))),
-        Err((fail, false)) => Err(bare(fail)),
+        Err((fail, true)) => (
+            Err(diagnose(&origin, a.offset).unwrap_or_else(|| bare(fail))),
+            None,
+        ),
+        Err((fail, false)) => (Err(bare(fail)), None),
     }
 }
 
@@ -157,12 +194,37 @@ fn check_chunk(bytes: &[u8], nthreads: i16) -> Result<Good, Bad> {
     })
 }
 
-fn check_frame(f: &Frame, a: &VerifyArgs) -> Result<Good, Bad> {
-    let mut sc = f.open_schunk().map_err(|e| {
-        let prefix = format!("{}: ", f.path().display());
-        Bad::frame(e.0.strip_prefix(&prefix).unwrap_or(&e.0).to_string())
-    })?;
+/// Decode every chunk of the frame (the first failure is the result), and
+/// check every chunk against the frame's checksums (all of them: a
+/// corrupt chunk does not stop the count).
+fn check_frame(f: &Frame, a: &VerifyArgs) -> (Result<Good, Bad>, Option<VerifyReport>) {
+    let mut sc = match f.open_schunk() {
+        Ok(sc) => sc,
+        Err(e) => {
+            let prefix = format!("{}: ", f.path().display());
+            let why = e.0.strip_prefix(&prefix).unwrap_or(&e.0).to_string();
+            return (Err(Bad::frame(why)), None);
+        }
+    };
     threads::set(&mut sc, a.common.nthreads);
+    // the decoding pass reads chunks unchecked, so that a chunk which
+    // fails its digest is still decoded (and the checksum pass below
+    // counts every such chunk instead of stopping at the first)
+    sc.set_verified_reads(false);
+    let decoded = decode_frame(f, &sc, a);
+    let report = sc.verify();
+    let decoded = decoded.map_err(|mut b| {
+        if let Some(n) = b.chunk {
+            if report.corrupt.contains(&(n as u64)) {
+                b.why += " (and it does not match its checksum)";
+            }
+        }
+        b
+    });
+    (decoded, Some(report))
+}
+
+fn decode_frame(f: &Frame, sc: &SuperChunk, a: &VerifyArgs) -> Result<Good, Bad> {
     let h = f.header();
     let pb = progress::bar(
         h.nbytes.max(0) as u64,
@@ -215,7 +277,14 @@ fn check_frame(f: &Frame, a: &VerifyArgs) -> Result<Good, Bad> {
             h.nbytes
         )));
     }
-    for m in &f.info.vlmetalayers {
+    // a sealed frame's checksum table is the core's own (and judged with
+    // the seal), not one of the vlmetalayers it hands out
+    for m in f
+        .info
+        .vlmetalayers
+        .iter()
+        .filter(|m| m.name != checksum::VLMETA_NAME || !sc.checksums())
+    {
         sc.vlmeta_get(&m.name)
             .map_err(|e| Bad::frame(format!("vlmetalayer '{}' does not decode: {e}", m.name)))?;
     }
@@ -225,7 +294,7 @@ fn check_frame(f: &Frame, a: &VerifyArgs) -> Result<Good, Bad> {
         .iter()
         .any(|m| m.name == "b2nd" || m.name == "caterva");
     let kind = if is_b2nd {
-        let arr = Array::from_schunk(&sc)
+        let arr = Array::from_schunk(sc)
             .map_err(|e| Bad::frame(format!("invalid b2nd metalayer: {e}")))?;
         let want = arr.geometry().nchunks();
         if want != sc.nchunks() {
