@@ -134,7 +134,7 @@ for t in $CROSS_TARGETS; do
     if env "CARGO_TARGET_${up}_LINKER=$gccp-gcc" \
         "CARGO_TARGET_${up}_RUNNER=$qemu -L /usr/$gccp" \
         "CC_$low=$gccp-gcc" "AR_$low=$gccp-ar" \
-        $CARGO test -p blosc2-core --target "$triple" >"$logs/cross-$t-test.log" 2>&1; then
+        $CARGO test --no-fail-fast -p blosc2-core --target "$triple" >"$logs/cross-$t-test.log" 2>&1; then
         n=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$logs/cross-$t-test.log" |
             awk '{s += $1} END {print s + 0}')
         record "PASS $t test: $n passed ($(elapsed "$t0"))"

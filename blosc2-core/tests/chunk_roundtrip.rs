@@ -225,7 +225,7 @@ fn special_chunks() {
     d.decompress(&buf[..n], &mut out).unwrap();
     assert!(out
         .chunks(4)
-        .all(|c| f32::from_le_bytes(c.try_into().unwrap()).is_nan()));
+        .all(|c| f32::from_ne_bytes(c.try_into().unwrap()).is_nan()));
 }
 
 #[test]
@@ -376,7 +376,8 @@ fn instrumented_chunks_hold_records() {
         .decompress(&chunk, &mut out)
         .unwrap();
     for rec in out.chunks(16) {
-        let cratio = f32::from_le_bytes(rec[0..4].try_into().unwrap());
+        // a C struct the caller reads in place: host byte order
+        let cratio = f32::from_ne_bytes(rec[0..4].try_into().unwrap());
         assert!(cratio > 0.0 && cratio.is_finite(), "cratio {cratio}");
     }
 }

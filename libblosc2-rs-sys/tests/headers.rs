@@ -6,7 +6,6 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::mem::{align_of, size_of};
 use std::path::{Path, PathBuf};
 
 fn headers_below(root: &Path) -> BTreeSet<PathBuf> {
@@ -93,6 +92,7 @@ fn committed_headers_match_generated() {
 #[test]
 fn rust_struct_sizes_match_reference() {
     use libblosc2_rs_sys::types::*;
+    use std::mem::{align_of, size_of};
     macro_rules! check {
         ($($t:ty => $size:expr, $align:expr;)*) => {$(
             assert_eq!((size_of::<$t>(), align_of::<$t>()), ($size, $align), stringify!($t));
