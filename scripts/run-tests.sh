@@ -38,6 +38,10 @@
 #   msrv          cargo check --workspace --all-targets with the toolchain of
 #                 the workspace's rust-version (in target/msrv); SKIP when
 #                 rustup has no such toolchain (.ci/run installs it)
+#   cross         scripts/test-cross.sh: the core's tests under qemu-user on
+#                 s390x (big-endian), i686 (32-bit) and aarch64, and clippy
+#                 for each; a target whose toolchain or emulator cannot be
+#                 installed is a SKIP, saying what is missing
 #
 # Time budget: TEST_DEADLINE (seconds since the epoch; .ci/run sets it from
 # CI's time limit) bounds the run.  A part still running at the deadline is
@@ -59,7 +63,7 @@ CARGO=${CARGO:-cargo}
 MAKE=${MAKE:-make}
 INTEROP_STRICT=${INTEROP_STRICT:-1}
 SHARED_DIR=${SHARED_DIR:-../shared}
-ALL_PARTS="cargo-fmt install c-tests interop conformance cargo-test c-threads cargo-clippy cargo-doc fuzz-smoke cmake-recipes package msrv"
+ALL_PARTS="cargo-fmt install c-tests interop conformance cargo-test c-threads cargo-clippy cargo-doc fuzz-smoke cmake-recipes package msrv cross"
 TEST_PARTS=${TEST_PARTS:-$ALL_PARTS}
 ESSENTIAL_PARTS="install c-tests interop conformance cargo-test"
 TEST_DEADLINE=${TEST_DEADLINE:-}
@@ -341,6 +345,7 @@ for part in $ALL_PARTS; do
         cmake-recipes) if may_start cmake-recipes; then part_cmake_recipes; fi ;;
         package) simple_part package sh scripts/check-package.sh ;;
         msrv) if may_start msrv; then part_msrv; fi ;;
+        cross) simple_part cross sh scripts/test-cross.sh ;;
     esac
 done
 
