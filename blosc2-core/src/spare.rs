@@ -28,12 +28,25 @@ static KEPT: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 /// no fallible zeroed allocation, so the size is first reserved fallibly
 /// and freed, then taken with `vec!` (calloc: pages are touched only when
 /// written, which a reserve-and-fill would lose for every large buffer).
+///
+/// Between the two another thread may take the address space the probe
+/// found (seen on i686: a 2 GiB probe succeeded and the `vec!` after it
+/// aborted), so where address space is scarce, large buffers are reserved
+/// fallibly and filled instead: slower, never an abort.
 pub(crate) fn zeroed(n: usize) -> Result<Vec<u8>> {
     zeroed_items(n)
 }
 
 /// [`zeroed`] for `n` items of a `Pod` type.
 pub(crate) fn zeroed_items<T: bytemuck::Pod>(n: usize) -> Result<Vec<T>> {
+    let scarce = cfg!(not(target_pointer_width = "64"))
+        && n.saturating_mul(std::mem::size_of::<T>()) > 64 << 20;
+    if scarce {
+        let mut v: Vec<T> = Vec::new();
+        v.try_reserve_exact(n).map_err(|_| ErrorKind::MemoryAlloc)?;
+        v.resize(n, T::zeroed());
+        return Ok(v);
+    }
     let mut probe: Vec<T> = Vec::new();
     probe
         .try_reserve_exact(n)
