@@ -36,17 +36,15 @@ pub fn encode_parts(
 ) -> Result<Parts> {
     let mut h = h.clone();
     let mut vl = std::borrow::Cow::Borrowed(vlmetas);
-    let mut table = checksum::Table::default();
     if let Some(d) = sums {
         if d.len() != offsets.len() {
             return Err(ErrorKind::Failure);
         }
-        table.digests = d.to_vec();
         // with the header digests zero until the header is final: they are
         // the last 16 bytes of the (memcpyed) chunk, patched in place below
         vl.to_mut().push(Metalayer {
             name: checksum::VLMETA_NAME.into(),
-            content: checksum::table_chunk(&table.encode()?)?,
+            content: checksum::table_chunk(&checksum::encode_table(d, &[0, 0])?)?,
         });
     }
     h.has_vlmetalayers = !vl.is_empty();

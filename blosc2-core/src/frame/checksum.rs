@@ -80,6 +80,30 @@ pub struct Table {
     pub header: [u64; 2],
 }
 
+/// [`Table::encode`] of the digests and header digests given (a frame
+/// write encodes its entries' digests without copying them into a table).
+pub fn encode_table(digests: &[u64], header: &[u64; 2]) -> Result<Vec<u8>> {
+    let n = digests.len();
+    let bin = n
+        .checked_mul(8)
+        .and_then(|b| u32::try_from(b).ok())
+        .ok_or(ErrorKind::TwoGbLimit)?;
+    let mut out = Vec::with_capacity(48 + bin as usize);
+    rmp::encode::write_array_len(&mut out, 5).map_err(|_| ErrorKind::Failure)?;
+    rmp::encode::write_pfix(&mut out, TABLE_VERSION).map_err(|_| ErrorKind::Failure)?;
+    rmp::encode::write_str(&mut out, ALGORITHM).map_err(|_| ErrorKind::Failure)?;
+    rmp::encode::write_uint(&mut out, n as u64).map_err(|_| ErrorKind::Failure)?;
+    rmp::encode::write_bin_len(&mut out, bin).map_err(|_| ErrorKind::Failure)?;
+    for d in digests {
+        out.extend_from_slice(&d.to_le_bytes());
+    }
+    rmp::encode::write_bin_len(&mut out, 16).map_err(|_| ErrorKind::Failure)?;
+    for d in header {
+        out.extend_from_slice(&d.to_le_bytes());
+    }
+    Ok(out)
+}
+
 /// What a `_b2sum` content turned out to hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decoded {
@@ -98,25 +122,7 @@ fn le64(b: &[u8]) -> u64 {
 impl Table {
     /// The msgpack array `[version, algorithm, n, bin digests, bin header]`.
     pub fn encode(&self) -> Result<Vec<u8>> {
-        let n = self.digests.len();
-        let bin = n
-            .checked_mul(8)
-            .and_then(|b| u32::try_from(b).ok())
-            .ok_or(ErrorKind::TwoGbLimit)?;
-        let mut out = Vec::with_capacity(48 + bin as usize);
-        rmp::encode::write_array_len(&mut out, 5).map_err(|_| ErrorKind::Failure)?;
-        rmp::encode::write_pfix(&mut out, TABLE_VERSION).map_err(|_| ErrorKind::Failure)?;
-        rmp::encode::write_str(&mut out, ALGORITHM).map_err(|_| ErrorKind::Failure)?;
-        rmp::encode::write_uint(&mut out, n as u64).map_err(|_| ErrorKind::Failure)?;
-        rmp::encode::write_bin_len(&mut out, bin).map_err(|_| ErrorKind::Failure)?;
-        for d in &self.digests {
-            out.extend_from_slice(&d.to_le_bytes());
-        }
-        rmp::encode::write_bin_len(&mut out, 16).map_err(|_| ErrorKind::Failure)?;
-        for d in &self.header {
-            out.extend_from_slice(&d.to_le_bytes());
-        }
-        Ok(out)
+        encode_table(&self.digests, &self.header)
     }
 
     /// Parse a `_b2sum` content. Malformed bytes are `ErrorKind::Data`; a

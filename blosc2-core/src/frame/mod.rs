@@ -248,23 +248,9 @@ fn judge_checksums(
     if table.is_none() && fp.kind != checksum::SEAL_KIND {
         return checksum::Verdict::Unverified;
     }
-    let table = table.map(|m| unpack(&m.content));
+    let table = table.map(|m| trailer::vlmetalayer_content(&m.content, &Default::default()));
     let head = trailer::sealed_part(trailer);
     checksum::verdict(&fp, index_chunk, head, table, header, nchunks)
-}
-
-/// A vlmetalayer's content: a chunk whose own header must say its length.
-fn unpack(stored: &[u8]) -> Result<Vec<u8>> {
-    let h = crate::chunk::ChunkHeader::read(stored)?;
-    if h.cbytes as usize != stored.len() || h.nbytes < 0 {
-        return Err(ErrorKind::Data);
-    }
-    let mut out = crate::spare::zeroed(h.nbytes as usize)?;
-    let mut d = crate::chunk::Decompressor::new(crate::chunk::DParams::default());
-    if d.decompress(stored, &mut out)? != out.len() {
-        return Err(ErrorKind::Data);
-    }
-    Ok(out)
 }
 
 /// Read and validate the regular chunk at `offset` of a contiguous frame

@@ -122,6 +122,23 @@ pub fn vlmetalayer_spans(trailer: &[u8]) -> Result<Vec<(String, std::ops::Range<
     metalayers::section_spans(trailer, VLMETA_AT, metalayers::MAX_VLMETALAYERS)
 }
 
+/// A vlmetalayer's content decompressed: its stored bytes are a chunk
+/// whose own header must say their length.
+pub fn vlmetalayer_content(stored: &[u8], dparams: &crate::chunk::DParams) -> Result<Vec<u8>> {
+    let h = crate::chunk::ChunkHeader::read(stored)?;
+    if h.cbytes as usize != stored.len() || h.nbytes < 0 {
+        return Err(ErrorKind::Data);
+    }
+    // the size is the header's claim, up to 2 GiB: more than a 32-bit
+    // host may have to give
+    let mut out = crate::spare::zeroed(h.nbytes as usize)?;
+    let mut d = crate::chunk::Decompressor::new(dparams.clone());
+    if d.decompress(stored, &mut out)? != out.len() {
+        return Err(ErrorKind::ReadBuffer);
+    }
+    Ok(out)
+}
+
 /// The vlmetalayers of a complete trailer.
 pub fn parse_vlmetalayers(trailer: &[u8]) -> Result<Vec<Metalayer>> {
     metalayers::parse_section(trailer, VLMETA_AT, metalayers::MAX_VLMETALAYERS)

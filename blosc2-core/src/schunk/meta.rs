@@ -7,7 +7,7 @@
 
 use super::SuperChunk;
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
-use crate::chunk::{CParams, ChunkHeader, Compressor, Decompressor};
+use crate::chunk::{CParams, Compressor};
 use crate::error::{ErrorKind, Result};
 use crate::metalayers::{self, Metalayer, MAX_METALAYERS};
 
@@ -120,19 +120,7 @@ impl SuperChunk {
     pub fn vlmeta_get(&self, name: &str) -> Result<Vec<u8>> {
         metalayers::check_name(name)?;
         let i = metalayers::find(&self.vlmetalayers, name).ok_or(ErrorKind::NotFound)?;
-        let c = &self.vlmetalayers[i].content;
-        let h = ChunkHeader::read(c)?;
-        if h.cbytes as usize != c.len() || h.nbytes < 0 {
-            return Err(ErrorKind::Data);
-        }
-        // the size is the header's claim, up to 2 GiB: more than a 32-bit
-        // host may have to give
-        let mut out = crate::spare::zeroed(h.nbytes as usize)?;
-        let mut d = Decompressor::new(self.dparams.clone());
-        if d.decompress(c, &mut out)? != out.len() {
-            return Err(ErrorKind::ReadBuffer);
-        }
-        Ok(out)
+        crate::frame::trailer::vlmetalayer_content(&self.vlmetalayers[i].content, &self.dparams)
     }
 
     /// Delete a variable-length metalayer; returns how many are left.
