@@ -111,6 +111,16 @@ impl SuperChunk {
         }
     }
 
+    /// Take what another handle read of the frame's checksums, keeping this
+    /// handle's choice of checked reads.
+    pub(super) fn adopt_sums(&mut self, fresh: Sums) {
+        let skip_reads = self.sums.skip_reads;
+        self.sums = Sums {
+            skip_reads,
+            ..fresh
+        };
+    }
+
     /// Whether writes keep checksums.
     pub fn checksums(&self) -> bool {
         self.sums.on

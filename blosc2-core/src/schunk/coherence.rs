@@ -208,11 +208,7 @@ impl SuperChunk {
         self.vlmetalayers = fresh.vlmetalayers;
         self.backing = fresh.backing;
         self.seen = fresh.seen;
-        let skip = !self.verifying() && self.checksums();
-        self.sums = fresh.sums;
-        if skip {
-            self.set_verified_reads(false);
-        }
+        self.adopt_sums(fresh.sums);
         self.repeat_index = false;
         Ok(true)
     }
