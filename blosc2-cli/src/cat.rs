@@ -7,9 +7,9 @@ use blosc2_core::schunk::SuperChunk;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use crate::input::{self, Input};
+use crate::input::{self, Frame, Input};
 use crate::names::count;
-use crate::{out, progress, sums, threads, CatArgs, Fail};
+use crate::{out, progress, threads, CatArgs, Fail};
 
 const PIECE: i64 = 16 << 20;
 
@@ -100,7 +100,7 @@ pub fn run(a: &CatArgs) -> Result<ExitCode, Fail> {
                     .map_err(|e| Fail::at(f.path(), "invalid b2nd array", e))?;
                 cat_array(&arr, a, &mut out)?
             } else {
-                cat_schunk(&sc, a, &mut out)?
+                cat_schunk(&f, &sc, a, &mut out)?
             }
         }
     };
@@ -108,7 +108,12 @@ pub fn run(a: &CatArgs) -> Result<ExitCode, Fail> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cat_schunk(sc: &SuperChunk, a: &CatArgs, out: &mut dyn Write) -> Result<io::Result<()>, Fail> {
+fn cat_schunk(
+    f: &Frame,
+    sc: &SuperChunk,
+    a: &CatArgs,
+    out: &mut dyn Write,
+) -> Result<io::Result<()>, Fail> {
     let path = &a.src.file;
     let ts = sc.typesize().max(1) as i64;
     let nitems = sc.nbytes() / ts;
@@ -123,11 +128,7 @@ fn cat_schunk(sc: &SuperChunk, a: &CatArgs, out: &mut dyn Write) -> Result<io::R
         let mut buf = Vec::new();
         for i in 0..sc.nchunks() {
             let c = sc.chunk(i).map_err(|e| {
-                Fail::msg(format!(
-                    "{}: {}",
-                    path.display(),
-                    sums::read_error(sc, i, e)
-                ))
+                Fail::msg(format!("{}: {}", path.display(), f.read_error(sc, i, e)))
             })?;
             let nb = ChunkHeader::read(&c)
                 .map_err(|e| Fail::at(path, &format!("chunk {i}"), e))?
@@ -152,8 +153,12 @@ fn cat_schunk(sc: &SuperChunk, a: &CatArgs, out: &mut dyn Write) -> Result<io::R
     while at < stop {
         let end = (at + step).min(stop);
         buf.resize(((end - at) * ts) as usize, 0);
-        sc.get_slice(at, end, &mut buf)
-            .map_err(|e| Fail::at(path, &format!("items {at}:{end}"), e))?;
+        sc.get_slice(at, end, &mut buf).map_err(|e| {
+            match chunk_in_trouble(f, at * ts, end * ts) {
+                Some(why) => Fail::msg(format!("{}: {why}", path.display())),
+                None => Fail::at(path, &format!("items {at}:{end}"), e),
+            }
+        })?;
         if let Err(e) = out.write_all(&buf) {
             return Ok(Err(e));
         }
@@ -162,6 +167,20 @@ fn cat_schunk(sc: &SuperChunk, a: &CatArgs, out: &mut dyn Write) -> Result<io::R
     }
     pb.finish_and_clear();
     Ok(Ok(()))
+}
+
+/// The first chunk holding bytes `from..to` whose file in a sparse frame
+/// is missing or cut short, with what is wrong: a failed slice names no
+/// chunk.
+fn chunk_in_trouble(f: &Frame, from: i64, to: i64) -> Option<String> {
+    let cs = i64::from(f.header().chunksize);
+    if cs <= 0 || to <= from {
+        return None;
+    }
+    (from / cs..=(to - 1) / cs).find_map(|i| {
+        f.chunk_file_problem(i)
+            .map(|why| format!("chunk {i}: {why}"))
+    })
 }
 
 fn cat_array(arr: &Array, a: &CatArgs, out: &mut dyn Write) -> Result<io::Result<()>, Fail> {

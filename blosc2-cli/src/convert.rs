@@ -151,7 +151,7 @@ struct Written {
 /// The one-line summary of a frame written by `compress` or `recompress`,
 /// on stderr.
 fn report_written(output: &Path, w: &Written) {
-    eprintln!(
+    out::note(&format!(
         "{}: {}, {} -> {} (ratio {:.2}x){}",
         output.display(),
         count(w.nchunks, "chunk"),
@@ -163,7 +163,7 @@ fn report_written(output: &Path, w: &Written) {
         } else {
             ""
         }
-    );
+    ));
 }
 
 fn ratio(nbytes: i64, cbytes: u64) -> f64 {
@@ -269,7 +269,8 @@ fn check_nd(cp: &CParams, ndim: Option<usize>, fix: &str) -> Result<(), Fail> {
     if cp.compcode == NDLZ {
         if ndim != 2 {
             return Err(Fail::msg(format!(
-                "ndlz compresses 2-dimensional arrays only, this one has {ndim} dimensions"
+                "ndlz compresses 2-dimensional arrays only, this one has {}",
+                count(ndim as i64, "dimension")
             )));
         }
         if ts != 1 {
@@ -291,7 +292,8 @@ fn check_nd(cp: &CParams, ndim: Option<usize>, fix: &str) -> Result<(), Fail> {
         if !float {
             return Err(Fail::msg(format!(
                 "{name} compresses float32 or float64 items (--dtype f4 or f8), these have \
-                 {ts} bytes"
+                 {}",
+                count(ts, "byte")
             )));
         }
     }
@@ -305,7 +307,8 @@ fn check_nd(cp: &CParams, ndim: Option<usize>, fix: &str) -> Result<(), Fail> {
         if f == NDMEAN && !float {
             return Err(Fail::msg(format!(
                 "ndmean averages float32 or float64 items (--dtype f4 or f8), these have \
-                 {ts} bytes"
+                 {}",
+                count(ts, "byte")
             )));
         }
     }
@@ -344,8 +347,8 @@ fn array_params(
         let d = names::parse_dims(s, what).map_err(Fail)?;
         if d.len() != shape.len() {
             return Err(Fail::msg(format!(
-                "{what} has {} dimensions, --shape {}",
-                d.len(),
+                "{what} has {}, --shape {}",
+                count(d.len() as i64, "dimension"),
                 shape.len()
             )));
         }
@@ -458,10 +461,11 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode, Fail> {
     })?;
     pb.finish_and_clear();
     report_written(&a.output, &w);
-    if default_ts && w.nbytes > 0 && w.nbytes % 4 == 0 {
-        eprintln!(
+    // NDLZ takes single bytes only: no other typesize to suggest
+    if default_ts && w.nbytes > 0 && w.nbytes % 4 == 0 && cp.compcode != NDLZ {
+        out::note(
             "b2: hint: items were taken as single bytes (--typesize 1); if INPUT holds 4- or \
-             8-byte numbers, --typesize 4/8 or --dtype (f4, f8, i4, ...) lets shuffle find them"
+             8-byte numbers, --typesize 4/8 or --dtype (f4, f8, i4, ...) lets shuffle find them",
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -596,7 +600,7 @@ fn write_content(
                     Fail::msg(format!(
                         "{}: {}",
                         f.path().display(),
-                        sums::read_error(&sc, i, e)
+                        f.read_error(&sc, i, e)
                     ))
                 })?;
                 let nb = ChunkHeader::read(&c)
@@ -631,12 +635,12 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode, Fail> {
         w.flush().map_err(write_err)?;
         Ok(r)
     })?;
-    eprintln!(
+    out::note(&format!(
         "{}: {} from {}",
         a.output.display(),
         count(nbytes, "byte"),
         count(nchunks, "chunk")
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -697,11 +701,11 @@ pub fn recompress(a: &RecompressArgs) -> Result<ExitCode, Fail> {
     // or not): they are new digests of the new chunks either way
     let with_sums = !a.no_checksum && (a.checksum || src_sums != FrameCheck::Unverified);
     if let FrameCheck::Corrupt(_) = src_sums {
-        eprintln!(
+        out::note(&format!(
             "b2: warning: {}: checksums: {}; its chunks are read unchecked (b2 verify says more)",
             a.input.display(),
             sums::describe(src_sums)
-        );
+        ));
     }
     let base = CParams {
         nthreads: a.common.nthreads,
@@ -739,7 +743,7 @@ pub fn recompress(a: &RecompressArgs) -> Result<ExitCode, Fail> {
                 Fail::msg(format!(
                     "{}: {}",
                     a.input.display(),
-                    sums::read_error(&src, i, e)
+                    f.read_error(&src, i, e)
                 ))
             })?;
             let nc = recompress_chunk(&src, &dst, i, &c, &mut buf)

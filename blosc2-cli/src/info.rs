@@ -229,6 +229,14 @@ fn s(v: &Value) -> String {
     }
 }
 
+/// `1 byte`, `35 bytes` (`- bytes` when unknown).
+fn bytes(v: &Value) -> String {
+    match v.as_i64() {
+        Some(n) => count(n, "byte"),
+        None => format!("{} bytes", s(v)),
+    }
+}
+
 fn filters_text(v: &Value) -> String {
     let list: Vec<String> = v
         .as_array()
@@ -301,7 +309,7 @@ fn human(v: &Value) -> String {
     }
     w!("file:          {}", s(&v["file"]));
     if v["kind"] == "chunk" {
-        w!("kind:          chunk ({} bytes)", s(&v["file_size"]));
+        w!("kind:          chunk ({})", bytes(&v["file_size"]));
         let c = &v["chunk"];
         w!("version:       {}", s(&c["version"]));
         w!(
@@ -401,12 +409,12 @@ fn human(v: &Value) -> String {
         for (i, m) in list.iter().enumerate() {
             let head = if i == 0 { label } else { "" };
             if m["cbytes"].is_null() {
-                w!("{head:<15}{} ({} bytes)", s(&m["name"]), s(&m["size"]));
+                w!("{head:<15}{} ({})", s(&m["name"]), bytes(&m["size"]));
             } else {
                 w!(
-                    "{head:<15}{} ({} bytes, {} compressed)",
+                    "{head:<15}{} ({}, {} compressed)",
                     s(&m["name"]),
-                    s(&m["size"]),
+                    bytes(&m["size"]),
                     s(&m["cbytes"])
                 );
             }

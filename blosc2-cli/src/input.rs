@@ -3,7 +3,7 @@
 //! are bare codes, so every failure here says which file and which step.
 //! FILE `-` is standard input, read into memory.
 
-use blosc2_core::chunk::header::{version, EXTENDED_HEADER_LENGTH};
+use blosc2_core::chunk::header::{version, EXTENDED_HEADER_LENGTH, MIN_HEADER_LENGTH};
 use blosc2_core::chunk::{ChunkHeader, Special};
 use blosc2_core::error::{ErrorKind, Result as CoreResult};
 use blosc2_core::frame::header::{pos, FrameHeader, HEADER_MINLEN};
@@ -15,6 +15,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::names::count;
 use crate::Fail;
 
 /// Where FILE's bytes come from.
@@ -109,8 +110,12 @@ pub struct Frame {
 }
 
 pub enum Input {
-    Frame(Frame),
-    Chunk { path: PathBuf, bytes: Vec<u8> },
+    /// Boxed: a frame's layout is large beside a chunk's bytes.
+    Frame(Box<Frame>),
+    Chunk {
+        path: PathBuf,
+        bytes: Vec<u8>,
+    },
 }
 
 const MAGIC: &[u8] = b"b2frame";
@@ -183,7 +188,7 @@ pub fn open(path: &Path, offset: u64) -> Result<Input, Fail> {
     let origin = Origin::new(path)?;
     open_origin(&origin, offset).map_err(|(f, damaged)| {
         if damaged {
-            Fail(format!("{} (b2 verify names the damaged chunk)", f.0))
+            Fail(format!("{} (b2 verify says where the damage is)", f.0))
         } else {
             f
         }
@@ -208,6 +213,22 @@ pub fn open_origin(origin: &Origin, offset: u64) -> Result<Input, (Fail, bool)> 
         }
     }
     let mut s = origin.stream().map_err(plain)?;
+    let size = s
+        .size()
+        .map_err(|e| plain(Fail::at(path, "cannot size", e)))?;
+    if size == 0 {
+        return Err(plain(Fail::msg(format!(
+            "{}: empty (0 bytes): not a Blosc2 frame or chunk",
+            path.display()
+        ))));
+    }
+    if offset >= size {
+        return Err(plain(Fail::msg(format!(
+            "{}: no frame at offset {offset}: the file has only {}",
+            path.display(),
+            count(size as i64, "byte")
+        ))));
+    }
     if looks_like_frame(path, s.as_mut(), offset).map_err(plain)? {
         let read = frame::read_info(
             &mut StreamSource {
@@ -221,13 +242,13 @@ pub fn open_origin(origin: &Origin, offset: u64) -> Result<Input, (Fail, bool)> 
             let why = explain_bad_frame(s.as_mut(), offset, e);
             (Fail::msg(format!("{}: {why}", path.display())), true)
         })?;
-        return Ok(Input::Frame(Frame {
+        return Ok(Input::Frame(Box::new(Frame {
             place: Place::File {
                 origin: origin.clone(),
                 offset,
             },
             info,
-        }));
+        })));
     }
     if offset != 0 {
         return Err(plain(Fail::msg(format!(
@@ -238,15 +259,22 @@ pub fn open_origin(origin: &Origin, offset: u64) -> Result<Input, (Fail, bool)> 
     let bytes = origin.read_all().map_err(plain)?;
     let not_blosc = |why: String| {
         plain(Fail::msg(format!(
-            "{}: neither a Blosc2 frame nor a chunk ({why})",
+            "{}: neither a Blosc2 frame (no 'b2frame' magic at byte 2) nor a chunk ({why})",
             path.display()
         )))
     };
-    let h = ChunkHeader::read(&bytes).map_err(|e| not_blosc(e.to_string()))?;
+    if bytes.len() < MIN_HEADER_LENGTH {
+        return Err(not_blosc(format!(
+            "{}, fewer than a chunk header's {MIN_HEADER_LENGTH}",
+            count(bytes.len() as i64, "byte")
+        )));
+    }
+    let h = ChunkHeader::read(&bytes)
+        .map_err(|e| not_blosc(format!("its first bytes are no valid chunk header: {e}")))?;
     // the header checks alone pass many arbitrary files
     if h.version == 0 || h.version > version::MAX {
         return Err(not_blosc(format!(
-            "no 'b2frame' magic, and chunk format version {} is unknown",
+            "chunk format version {} is unknown",
             h.version
         )));
     }
@@ -278,12 +306,12 @@ fn open_sparse(path: &Path) -> Result<Input, Fail> {
         let why = explain_bad_frame(s.as_mut(), 0, e);
         Fail::msg(format!("{}: {why}", idx.display()))
     })?;
-    Ok(Input::Frame(Frame {
+    Ok(Input::Frame(Box::new(Frame {
         place: Place::Dir {
             path: path.to_path_buf(),
         },
         info,
-    }))
+    })))
 }
 
 impl Frame {
@@ -323,6 +351,52 @@ impl Frame {
         };
         SuperChunk::open(path, offset, io::default_backend())
             .map_err(|e| Fail::at(path, "cannot open the frame", e))
+    }
+
+    /// Why chunk `i` of a sparse frame cannot be read when its file is
+    /// gone or cut short: the core says only "File open failure" or "File
+    /// read failure".
+    pub fn chunk_file_problem(&self, i: i64) -> Option<String> {
+        let Place::Dir { path } = &self.place else {
+            return None;
+        };
+        let off = *self.info.offsets.get(usize::try_from(i).ok()?)?;
+        if !matches!(index::offset_special(off), Ok(None)) {
+            return None;
+        }
+        let p = sframe::chunk_path(path, off);
+        let Ok(meta) = std::fs::metadata(&p) else {
+            return Some(format!("its file {} is missing", p.display()));
+        };
+        let len = meta.len();
+        if len < MIN_HEADER_LENGTH as u64 {
+            return Some(format!(
+                "its file {} is cut off: {}, fewer than a chunk header's {MIN_HEADER_LENGTH}",
+                p.display(),
+                count(len as i64, "byte")
+            ));
+        }
+        let mut head = [0u8; MIN_HEADER_LENGTH];
+        open_stream(&p).ok()?.read_exact_at(0, &mut head).ok()?;
+        // cbytes, the chunk's whole size, closes every chunk header's
+        // first 16 bytes (little-endian), whatever the version
+        let cbytes = i32::from_le_bytes(head[12..16].try_into().ok()?);
+        (len < cbytes.max(0) as u64).then(|| {
+            format!(
+                "its file {} is cut off: {}, its header says {cbytes}",
+                p.display(),
+                count(len as i64, "byte")
+            )
+        })
+    }
+
+    /// What a failed read of chunk `i` (through `sc`, this frame's
+    /// super-chunk) says.
+    pub fn read_error(&self, sc: &SuperChunk, i: i64, e: ErrorKind) -> String {
+        match self.chunk_file_problem(i) {
+            Some(why) => format!("chunk {i}: {why}"),
+            None => crate::sums::read_error(sc, i, e),
+        }
     }
 
     /// The nominal uncompressed size of chunk `i` (None for frames of

@@ -33,7 +33,7 @@ impl Fail {
         Fail(format!("{}: {what}: {e}", path.display()))
     }
     /// Standard output closed by its reader (`| head`): the reader's
-    /// choice, so main exits quietly instead of reporting it.
+    /// choice, so main exits without a message, with [`PIPE_CLOSED_STATUS`].
     pub fn pipe_closed() -> Fail {
         Fail(PIPE_CLOSED.into())
     }
@@ -45,6 +45,14 @@ impl Fail {
 /// No message is ever this (messages are never empty).
 const PIPE_CLOSED: &str = "";
 
+/// The exit status after a closed pipe: 128 + SIGPIPE (13), what a shell
+/// reports for `cat` or `gzip -dc` killed by SIGPIPE in the same place.
+/// Rust ignores SIGPIPE, so b2 sees the write fail instead of dying; it
+/// exits with that status so that `set -o pipefail` scripts and
+/// `${PIPESTATUS[0]}` see b2 as they see coreutils (a truncated output
+/// is not success).
+const PIPE_CLOSED_STATUS: u8 = 128 + 13;
+
 #[derive(Parser)]
 #[command(
     name = "b2",
@@ -52,7 +60,10 @@ const PIPE_CLOSED: &str = "";
     about = "Inspect, verify, compress, decompress and slice Blosc2 data",
     long_about = "Inspect, verify, compress, decompress and slice Blosc2 data: contiguous \
                   frames (.b2frame, .b2nd), sparse frames (directories with chunks.b2frame), \
-                  b2nd arrays and single chunks, as C-Blosc2 2.x/3.x write them."
+                  b2nd arrays and single chunks, as C-Blosc2 2.x/3.x write them.",
+    after_help = "Exit status: 0 on success, 1 on failure (for verify: any FILE bad), 141 \
+                  (128 + SIGPIPE, as for cat) when the reader of standard output closed it \
+                  early."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -288,8 +299,33 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("bad size '{s}'"))
 }
 
+/// clap's report of bad arguments, and its status; with `--json` among
+/// them also a JSON object on stdout, so that a script asking for JSON
+/// never gets nothing to parse.
+fn usage_error(e: clap::Error) -> ExitCode {
+    if e.use_stderr() && std::env::args_os().any(|a| a == "--json") {
+        let text = e.render().to_string();
+        // the error without the usage and --help lines that follow it
+        let head = text.split("\n\n").next().unwrap_or_default();
+        let msg = head
+            .strip_prefix("error: ")
+            .unwrap_or(head)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let j = serde_json::json!({"file": null, "ok": false, "error": msg});
+        // a closed stdout leaves stderr's report, printed below
+        let _ = out::line(&j.to_string());
+    }
+    let _ = e.print();
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let r = match cli.cmd {
         Cmd::Info(a) => info::run(&a),
         Cmd::Verify(a) => verify::run(&a),
@@ -300,9 +336,9 @@ fn main() -> ExitCode {
     };
     match r {
         Ok(code) => code,
-        Err(f) if f.is_pipe_closed() => ExitCode::SUCCESS,
+        Err(f) if f.is_pipe_closed() => ExitCode::from(PIPE_CLOSED_STATUS),
         Err(Fail(m)) => {
-            eprintln!("b2: {m}");
+            out::note(&format!("b2: {m}"));
             ExitCode::FAILURE
         }
     }

@@ -1,6 +1,8 @@
-//! Standard output for reports. `println!` panics when the reader has
-//! gone (`b2 info f | head -2`); these return the closed pipe as a
-//! [`Fail`] that `main` turns into a quiet exit.
+//! Standard output for reports, and standard error for messages.
+//! `println!` and `eprintln!` panic when the reader has gone (`b2 info f |
+//! head -2`); stdout's closed pipe becomes a [`Fail`] that `main` turns
+//! into an exit without a message (status 141, as for `cat`), and
+//! stderr's is ignored.
 
 use std::io::{self, Write};
 
@@ -31,4 +33,12 @@ pub fn line(text: &str) -> Result<(), Fail> {
 pub fn write_bytes(data: &[u8]) -> Result<(), Fail> {
     let mut o = io::stdout().lock();
     o.write_all(data).and_then(|_| o.flush()).map_err(write_err)
+}
+
+/// A message line on standard error. Failing to write it is ignored: a
+/// closed stderr (`2>&1 | head -1`) must not turn a finished job into a
+/// panic, and the exit status still tells the outcome.
+pub fn note(text: &str) {
+    let mut e = io::stderr().lock();
+    let _ = e.write_all(format!("{text}\n").as_bytes());
 }

@@ -52,8 +52,21 @@ struct Good {
 }
 
 pub fn run(a: &VerifyArgs) -> Result<ExitCode, Fail> {
+    match verify_all(a) {
+        // scripts asking for JSON get JSON, for failures before any FILE too
+        Err(f) if a.json && !f.is_pipe_closed() => {
+            out::line(&json!({"file": null, "ok": false, "error": f.0}).to_string())?;
+            Ok(ExitCode::FAILURE)
+        }
+        r => r,
+    }
+}
+
+fn verify_all(a: &VerifyArgs) -> Result<ExitCode, Fail> {
     if a.files.iter().filter(|f| input::is_dash(f)).count() > 1 {
-        return Err(Fail::msg("'-' (standard input) can be read only once"));
+        return Err(Fail::msg(
+            "'-' (standard input) is named more than once: it can be read only once",
+        ));
     }
     let mut failed = 0usize;
     for path in &a.files {
@@ -183,7 +196,11 @@ fn check_chunk(bytes: &[u8], nthreads: i16) -> Result<Good, Bad> {
     if n != out.len() {
         return Err(Bad::chunk(
             0,
-            format!("decompressed to {n} bytes, header says {}", out.len()),
+            format!(
+                "decompressed to {}, header says {}",
+                count(n as i64, "byte"),
+                out.len()
+            ),
         ));
     }
     Ok(Good {
@@ -235,15 +252,20 @@ fn decode_frame(f: &Frame, sc: &SuperChunk, a: &VerifyArgs) -> Result<Good, Bad>
     let mut buf = Vec::new();
     let mut total = 0i64;
     for i in 0..sc.nchunks() {
-        let c = sc
-            .chunk(i)
-            .map_err(|e| Bad::chunk(i, format!("cannot read: {e}")))?;
+        let c = sc.chunk(i).map_err(|e| {
+            let why = f.chunk_file_problem(i);
+            Bad::chunk(i, why.unwrap_or_else(|| format!("cannot read: {e}")))
+        })?;
         let ch =
             ChunkHeader::read(&c).map_err(|e| Bad::chunk(i, format!("invalid header: {e}")))?;
         if (ch.cbytes as usize) != c.len() {
             return Err(Bad::chunk(
                 i,
-                format!("{} bytes stored, header says {}", c.len(), ch.cbytes),
+                format!(
+                    "{} stored, header says {}",
+                    count(c.len() as i64, "byte"),
+                    ch.cbytes
+                ),
             ));
         }
         if let Some(want) = f.nominal_nbytes(i) {
@@ -251,8 +273,8 @@ fn decode_frame(f: &Frame, sc: &SuperChunk, a: &VerifyArgs) -> Result<Good, Bad>
                 return Err(Bad::chunk(
                     i,
                     format!(
-                        "holds {} bytes, the frame's chunk size says {want}",
-                        ch.nbytes
+                        "holds {}, the frame's chunk size says {want}",
+                        count(ch.nbytes, "byte")
                     ),
                 ));
             }
@@ -264,7 +286,11 @@ fn decode_frame(f: &Frame, sc: &SuperChunk, a: &VerifyArgs) -> Result<Good, Bad>
         if n != buf.len() {
             return Err(Bad::chunk(
                 i,
-                format!("decompressed to {n} bytes, header says {}", buf.len()),
+                format!(
+                    "decompressed to {}, header says {}",
+                    count(n as i64, "byte"),
+                    buf.len()
+                ),
             ));
         }
         total += n as i64;
@@ -273,7 +299,8 @@ fn decode_frame(f: &Frame, sc: &SuperChunk, a: &VerifyArgs) -> Result<Good, Bad>
     pb.finish_and_clear();
     if total != h.nbytes {
         return Err(Bad::frame(format!(
-            "chunks hold {total} bytes, the frame header says {}",
+            "chunks hold {}, the frame header says {}",
+            count(total, "byte"),
             h.nbytes
         )));
     }
@@ -299,7 +326,8 @@ fn decode_frame(f: &Frame, sc: &SuperChunk, a: &VerifyArgs) -> Result<Good, Bad>
         let want = arr.geometry().nchunks();
         if want != sc.nchunks() {
             return Err(Bad::frame(format!(
-                "b2nd geometry has {want} chunks, the frame {}",
+                "b2nd geometry has {}, the frame {}",
+                count(want, "chunk"),
                 sc.nchunks()
             )));
         }
@@ -339,8 +367,8 @@ fn diagnose(origin: &Origin, offset: u64) -> Option<Bad> {
     let data_end = data_start.saturating_add(h.cbytes.max(0));
     let trunc = if h.frame_len > avail {
         format!(
-            " (truncated: the header says the frame has {} bytes, the file {avail})",
-            h.frame_len
+            " (truncated: the header says the frame has {}, the file {avail})",
+            count(h.frame_len, "byte")
         )
     } else {
         String::new()
@@ -374,8 +402,8 @@ fn diagnose(origin: &Origin, offset: u64) -> Option<Bad> {
             return Some(Bad::chunk(
                 n,
                 format!(
-                    "cut off: {} bytes at byte {pos}, only {} left{trunc}",
-                    ch.cbytes,
+                    "cut off: {} at byte {pos}, only {} left{trunc}",
+                    count(ch.cbytes, "byte"),
                     avail - pos
                 ),
             ));
@@ -387,10 +415,18 @@ fn diagnose(origin: &Origin, offset: u64) -> Option<Bad> {
     Some(match expected {
         Some(want) if n < want => Bad::chunk(
             n,
-            format!("missing: the chunks section ends after {n} of {want} chunks{trunc}"),
+            format!(
+                "missing: the chunks section ends after {n} of {}{trunc}",
+                count(want, "chunk")
+            ),
         ),
         _ => Bad::frame(format!(
-            "all {n} chunks are present but the chunk index or trailer is damaged{trunc}"
+            "{} but the chunk index or trailer is damaged{trunc}",
+            match n {
+                0 => "no chunk is missing".to_string(),
+                1 => "the one chunk is present".to_string(),
+                _ => format!("all {n} chunks are present"),
+            }
         )),
     })
 }
