@@ -29,6 +29,7 @@
 //! | `coherence.rs`   | other handles on the same frame: reading back their changes, the frame lock around accesses |
 //! | `lock.rs`        | the frame lock itself (a sidecar file) |
 //! | `lazy.rs`        | the lazy chunk format |
+//! | `entries.rs`     | the chunk list, read lazily from a large frame's index |
 //! | `held.rs`        | chunks held in memory, as the C layer shows them |
 //! | `checksums.rs`   | frame checksums: keeping the digests, verified reads, `verify` |
 
@@ -97,7 +98,7 @@ pub struct SuperChunk {
     nbytes: i64,
     cbytes: i64,
     flags2: u8,
-    entries: Vec<Entry>,
+    entries: entries::Entries,
     backing: Backing,
     io: Arc<dyn Backend>,
     readers: readers::Readers,
@@ -212,6 +213,7 @@ mod coherence;
 mod contexts;
 mod cparams;
 mod encode;
+mod entries;
 mod held;
 mod layout;
 mod lazy;
@@ -236,5 +238,7 @@ mod checksums_tests;
 mod coherence_tests;
 #[cfg(test)]
 mod contexts_tests;
+#[cfg(test)]
+mod entries_tests;
 #[cfg(test)]
 mod tests;

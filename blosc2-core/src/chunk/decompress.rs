@@ -247,7 +247,21 @@ impl<'a> ChunkView<'a> {
         if bstart <= 0 || bstart as usize >= self.src.len() {
             return Err(ErrorKind::Data);
         }
-        let mut rest = &self.src[bstart as usize..];
+        self.decode_streams(j, &self.src[bstart as usize..], out, dref, scratch, ctx)
+    }
+
+    /// Decode block `j` from `rest`, the chunk's bytes from the block's
+    /// start on (its streams, maybe followed by more).
+    fn decode_streams(
+        &self,
+        j: usize,
+        mut rest: &[u8],
+        out: &mut [u8],
+        dref: Option<&[u8]>,
+        scratch: &mut DScratch,
+        ctx: &PluginContext,
+    ) -> Result<()> {
+        let bsize = self.bsize(j);
         let leftover_block = j + 1 == self.nblocks && self.leftover > 0;
         let nstreams = if !self.header.dont_split() && !leftover_block {
             self.typesize
@@ -444,6 +458,64 @@ pub(crate) fn block_nstreams(h: &ChunkHeader, j: usize) -> usize {
     } else {
         h.typesize as usize
     }
+}
+
+/// Decode block `j` of a chunk from the bytes of that block alone
+/// (`streams`, read from the block's start), given the chunk's header:
+/// for readers that fetch one block of a chunk too large to read whole (a
+/// frame's offsets index of millions of chunks). Only blocks that decode
+/// on their own qualify: a chunk that is special, stored whole, made of
+/// VL blocks, uses a dictionary or DELTA (which needs the first block) is
+/// refused with `InvalidParam`, and must be decoded whole. Returns the
+/// block's size, which `out` must hold.
+pub fn decode_block_alone(
+    header: &ChunkHeader,
+    j: usize,
+    streams: &[u8],
+    out: &mut [u8],
+) -> Result<usize> {
+    if header.is_vlblocks()
+        || header.is_lazy()
+        || header.is_memcpyed()
+        || header.special_bits() != 0
+        || header.uses_dict()
+        || header.blocks_need_the_first()
+    {
+        return Err(ErrorKind::InvalidParam);
+    }
+    let (nblocks, leftover) = header.nblocks();
+    if j >= nblocks {
+        return Err(ErrorKind::InvalidParam);
+    }
+    let view = ChunkView {
+        header: *header,
+        src: &[],
+        header_len: header.header_len(),
+        typesize: header.typesize as usize,
+        nbytes: header.nbytes as usize,
+        blocksize: header.blocksize as usize,
+        nblocks,
+        leftover,
+        special: Special::None,
+        memcpyed: false,
+        dict: None,
+    };
+    let bsize = view.bsize(j);
+    let out = out.get_mut(..bsize).ok_or(ErrorKind::WriteBuffer)?;
+    let cparams = CParams {
+        typesize: header.typesize as i32,
+        blocksize: header.blocksize,
+        ..CParams::default()
+    };
+    let ctx = PluginContext {
+        cparams: &cparams,
+        typesize: header.typesize as i32,
+        chunk: None,
+        schunk: None,
+    };
+    let mut scratch = DScratch::default();
+    view.decode_streams(j, streams, out, None, &mut scratch, &ctx)?;
+    Ok(bsize)
 }
 
 /// Whether the `nstreams` streams of a block stored from byte `a` end

@@ -88,6 +88,9 @@ pub struct FrameInfo {
     /// chunk file number (sparse), or a special value (negative).
     pub offsets: Vec<i64>,
     pub trailer_len: i64,
+    /// The index read a piece at a time instead of `offsets` (see
+    /// [`read_info_lazy`]).
+    pub lazy: Option<index::Lazy>,
     /// What the frame's checksums say (docs/checksums.md); `Unverified`
     /// for a frame without them, at no cost.
     pub checksums: checksum::Verdict,
@@ -96,6 +99,19 @@ pub struct FrameInfo {
 /// Read and validate everything but the chunks. `exact` demands the frame
 /// fill the source (a buffer), otherwise it may be followed by more bytes.
 pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<FrameInfo> {
+    read_info_lazy(src, sparse, exact, u64::MAX)
+}
+
+/// [`read_info`] that leaves the index of a frame of at least `lazy_from`
+/// fixed-size chunks undecoded ([`FrameInfo::lazy`], `offsets` empty), so
+/// that opening a frame of millions of chunks costs what a small one does;
+/// frames whose checksums need the whole index are decoded as usual.
+pub fn read_info_lazy(
+    src: &mut dyn Source,
+    sparse: bool,
+    exact: bool,
+    lazy_from: u64,
+) -> Result<FrameInfo> {
     let avail = src.available()?;
     if avail < (HEADER_MINLEN + TRAILER_MINLEN) as u64 {
         return Err(crate::traced!(
@@ -154,6 +170,7 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
     let mut nchunks = fixed.unwrap_or(0);
     let mut offsets = Vec::new();
     let mut ichunk = Vec::new();
+    let mut lazy = None;
     if fixed != Some(0) {
         let idx_pos = if sparse {
             header_len
@@ -190,27 +207,21 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
             nchunks = inb / 8;
             header::check_nchunks(nchunks)?;
         }
-        ichunk = read_vec(src, idx_pos, icb)?;
-        offsets = index::decode(&ichunk, nchunks)?;
-        for &o in &offsets {
-            index::offset_special(o)?;
-            if o >= 0 && !sparse && o > h.cbytes - ext {
-                return Err(crate::traced!(
-                    ErrorKind::InvalidHeader,
-                    "Chunk offset {o} is past the {}-byte chunks section",
-                    h.cbytes
-                ));
-            }
-            // sparse chunk files are numbered in 32 bits
-            if sparse && o > u32::MAX as i64 {
-                return Err(crate::traced!(
-                    ErrorKind::InvalidHeader,
-                    "Chunk file number {o} does not fit in 32 bits"
-                ));
+        if fixed.is_some()
+            && nchunks as u64 >= lazy_from
+            && !checksums_need_index(&last, &vlmetalayers)
+        {
+            lazy = index::Lazy::open(src, idx_pos as u64, icb as u64, nchunks as u64)?;
+        }
+        if lazy.is_none() {
+            ichunk = read_vec(src, idx_pos, icb)?;
+            offsets = index::decode(&ichunk, nchunks)?;
+            for &o in &offsets {
+                check_offset(o, sparse, h.cbytes)?;
             }
         }
     }
-    let checksums = judge_checksums(&last, &ichunk, &tr, &vlmetalayers, &hdr, offsets.len());
+    let checksums = judge_checksums(&last, &ichunk, &tr, &vlmetalayers, &hdr, nchunks as usize);
     Ok(FrameInfo {
         header: h,
         nchunks,
@@ -218,8 +229,37 @@ pub fn read_info(src: &mut dyn Source, sparse: bool, exact: bool) -> Result<Fram
         vlmetalayers,
         offsets,
         trailer_len,
+        lazy,
         checksums,
     })
+}
+
+/// Check an index entry of a frame whose chunks section is `cbytes` long:
+/// a special value, or where a chunk can be.
+pub fn check_offset(o: i64, sparse: bool, cbytes: i64) -> Result<()> {
+    let ext = crate::chunk::header::EXTENDED_HEADER_LENGTH as i64;
+    index::offset_special(o)?;
+    if o >= 0 && !sparse && o > cbytes - ext {
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "Chunk offset {o} is past the {cbytes}-byte chunks section"
+        ));
+    }
+    // sparse chunk files are numbered in 32 bits
+    if sparse && o > u32::MAX as i64 {
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "Chunk file number {o} does not fit in 32 bits"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether judging the frame's checksums needs its whole index chunk: it
+/// has a table or a seal.
+fn checksums_need_index(last: &[u8], vlmetalayers: &[Metalayer]) -> bool {
+    vlmetalayers.iter().any(|m| m.name == checksum::VLMETA_NAME)
+        || trailer::Fingerprint::read(last).is_ok_and(|fp| fp.kind == checksum::SEAL_KIND)
 }
 
 /// The checksum verdict of a frame, from its last bytes, stored index

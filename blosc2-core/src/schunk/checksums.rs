@@ -96,8 +96,11 @@ impl SuperChunk {
                 table,
                 metalayers_changed,
             } => {
-                for (e, d) in self.entries.iter_mut().zip(table.digests) {
-                    e.digest = Some(d);
+                // (sealed frames' entries are read whole at open)
+                if let Ok(v) = self.entries.vec_mut() {
+                    for (e, d) in v.iter_mut().zip(table.digests) {
+                        e.digest = Some(d);
+                    }
                 }
                 self.vlmetalayers
                     .retain(|m| m.name != checksum::VLMETA_NAME);
@@ -136,12 +139,13 @@ impl SuperChunk {
         self.transact(|s| {
             let old_sums = s.sums.clone();
             let old_vl = s.vlmetalayers.clone();
-            let old_digests: Vec<Option<u64>> = s.entries.iter().map(|e| e.digest).collect();
+            let entries = s.entries.vec_mut()?;
+            let old_digests: Vec<Option<u64>> = entries.iter().map(|e| e.digest).collect();
             let r = s.switch_checksums(on);
             if r.is_err() {
                 s.sums = old_sums;
                 s.vlmetalayers = old_vl;
-                for (e, d) in s.entries.iter_mut().zip(old_digests) {
+                for (e, d) in s.entries.vec_mut()?.iter_mut().zip(old_digests) {
                     e.digest = d;
                 }
             }
@@ -153,7 +157,7 @@ impl SuperChunk {
         if on {
             for i in 0..self.entries.len() {
                 let d = self.stored_digest(i)?;
-                self.entries[i].digest = Some(d);
+                self.entries.get_mut(i)?.digest = Some(d);
             }
             // a stale table is replaced by the one written now
             self.vlmetalayers
@@ -162,7 +166,7 @@ impl SuperChunk {
             self.sums.stale = None;
             self.sums.state = FrameCheck::Sealed;
         } else {
-            for e in &mut self.entries {
+            for e in self.entries.vec_mut()? {
                 e.digest = None;
             }
             self.sums = Sums {
@@ -193,7 +197,7 @@ impl SuperChunk {
 
     /// Chunk `i`'s digest over what a frame stores of it, read and hashed.
     fn stored_digest(&self, i: usize) -> Result<u64> {
-        if let Slot::Special(_) = self.entries[i].slot {
+        if let Slot::Special(_) = self.entries.get(i)?.slot {
             return Ok(checksum::SPECIAL_DIGEST);
         }
         Ok(checksum::chunk_digest(&self.stored_bytes(i)?))
@@ -207,6 +211,7 @@ impl SuperChunk {
         }
         let mut v = Vec::with_capacity(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
+            let e = e?;
             v.push(match (&e.slot, e.digest) {
                 (Slot::Special(_), _) => checksum::SPECIAL_DIGEST,
                 (_, Some(d)) => d,
@@ -226,7 +231,7 @@ impl SuperChunk {
         if !self.verifying() {
             return Ok(());
         }
-        match self.entries[i].digest {
+        match self.entries.get(i)?.digest {
             Some(d) if d != checksum::chunk_digest(stored) => Err(crate::traced!(
                 ErrorKind::Data,
                 "Chunk {i} does not match its checksum: its stored bytes are damaged"
@@ -251,7 +256,11 @@ impl SuperChunk {
             return r;
         }
         for i in 0..self.entries.len() {
-            let ok = match (&self.entries[i].slot, self.entries[i].digest) {
+            let Ok(e) = self.entries.get(i) else {
+                r.corrupt.push(i as u64);
+                continue;
+            };
+            let ok = match (&e.slot, e.digest) {
                 (Slot::Special(_), _) => true,
                 (_, want) => self
                     .stored_bytes(i)

@@ -27,7 +27,9 @@ impl SuperChunk {
         }
         let n = self.entries.len();
         let keeps = self.entries.iter().enumerate().all(|(i, e)| {
-            e.nbytes == chunksize || (i + 1 == n && e.nbytes < chunksize && e.nbytes > 0)
+            e.is_ok_and(|e| {
+                e.nbytes == chunksize || (i + 1 == n && e.nbytes < chunksize && e.nbytes > 0)
+            })
         });
         if keeps {
             self.chunksize = chunksize;
@@ -47,13 +49,17 @@ impl SuperChunk {
         if self.chunksize == 0 {
             return Ok(());
         }
+        self.entries.vec_mut()?;
         for i in 0..self.entries.len() {
-            if let Slot::Special(_) = self.entries[i].slot {
-                let s = self.special_chunk(&self.entries[i])?;
+            let e = self.entries.get(i)?.into_owned();
+            if let Slot::Special(_) = e.slot {
+                let s = self.special_chunk(&e)?;
                 let c = self.regularize(&s)?;
                 let slot = self.store(&c, false)?;
-                self.entries[i].slot = slot;
-                self.entries[i].digest = self.digest_for(&c, false);
+                let digest = self.digest_for(&c, false);
+                let e = self.entries.get_mut(i)?;
+                e.slot = slot;
+                e.digest = digest;
                 self.cbytes += c.len() as i64;
             }
         }
@@ -92,7 +98,11 @@ impl SuperChunk {
             return false;
         }
         // a short chunk that stops being the last breaks the rule too
-        if !replace && last_after && n > 0 && self.entries[n - 1].nbytes != cs {
+        if !replace
+            && last_after
+            && n > 0
+            && self.entries.get(n - 1).map_or(true, |e| e.nbytes != cs)
+        {
             return false;
         }
         true

@@ -185,13 +185,14 @@ impl SuperChunk {
             _ => return Ok(false),
         };
         let fresh = SuperChunk::open(&path, base, self.io.clone())?;
-        let same = fresh.entries == self.entries
-            && fresh.nbytes == self.nbytes
+        // (the entries last: that may read both indexes)
+        let same = fresh.nbytes == self.nbytes
             && fresh.cbytes == self.cbytes
             && fresh.chunksize == self.chunksize
             && fresh.metalayers == self.metalayers
             && fresh.vlmetalayers == self.vlmetalayers
-            && fresh.frame_len().ok() == self.frame_len().ok();
+            && fresh.frame_len().ok() == self.frame_len().ok()
+            && fresh.entries.same(&self.entries).unwrap_or(false);
         // the file may have been replaced: read through a new stream
         self.readers.forget()?;
         if same {

@@ -52,6 +52,7 @@ impl SuperChunk {
         // special offset has none)
         let mut sums = self.checksums().then(Vec::new);
         for (i, e) in self.entries.iter().enumerate() {
+            let e = e?;
             if let Slot::Special(k) = e.slot {
                 offsets.push(index::special_offset(k));
                 if let Some(s) = sums.as_mut() {
@@ -119,6 +120,14 @@ impl SuperChunk {
         }
         match &self.backing {
             Backing::Chunks => Ok(self.cbytes + self.nchunks() * 8),
+            // a frame file still read lazily is as it was opened: its
+            // header says how long it is (encoding the index would read
+            // all of it)
+            Backing::File { base, .. } if self.entries.is_lazy() => {
+                let mut hb = vec![0u8; crate::frame::header::HEADER_MINLEN];
+                self.with_reader(|s| s.read_exact_at(*base, &mut hb))?;
+                Ok(crate::frame::header::FrameHeader::parse(&hb)?.frame_len)
+            }
             Backing::File { data_len, .. } => {
                 let p = self.parts(false, *data_len)?;
                 Ok(p.frame_len(*data_len))
@@ -140,7 +149,7 @@ impl SuperChunk {
         let offsets: Vec<i64> = self
             .entries
             .iter()
-            .map(|e| match e.slot {
+            .map(|e| match e?.slot {
                 Slot::Special(k) => Ok(index::special_offset(k)),
                 Slot::Disk(o) | Slot::File(o) => Ok(o),
                 Slot::Data(_) => Err(ErrorKind::Failure),
@@ -192,7 +201,7 @@ impl SuperChunk {
             Backing::File { .. } | Backing::Dir { .. } => self
                 .entries
                 .iter()
-                .map(|e| match e.slot {
+                .map(|e| match e?.slot {
                     Slot::Special(k) => Ok(index::special_offset(k)),
                     Slot::Disk(o) | Slot::File(o) => Ok(o),
                     Slot::Data(_) => Err(ErrorKind::Failure),
@@ -200,19 +209,20 @@ impl SuperChunk {
                 .collect(),
             Backing::MemFrame => {
                 let mut off = 0i64;
-                Ok(self
-                    .entries
+                self.entries
                     .iter()
-                    .map(|e| match &e.slot {
-                        Slot::Data(d) => {
-                            let o = off;
-                            off += d.len() as i64;
-                            o
-                        }
-                        Slot::Special(k) => index::special_offset(*k),
-                        _ => 0,
+                    .map(|e| {
+                        Ok(match &e?.slot {
+                            Slot::Data(d) => {
+                                let o = off;
+                                off += d.len() as i64;
+                                o
+                            }
+                            Slot::Special(k) => index::special_offset(*k),
+                            _ => 0,
+                        })
                     })
-                    .collect())
+                    .collect()
             }
             Backing::Chunks => Err(ErrorKind::InvalidParam),
         }

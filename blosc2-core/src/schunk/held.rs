@@ -27,7 +27,9 @@ impl SuperChunk {
         if !matches!(self.backing, Backing::Chunks) {
             return None;
         }
-        Some(self.entries.iter().map(|e| match &e.slot {
+        // (a chunk list in memory is never read lazily)
+        let plain = self.entries.plain().unwrap_or(&[]);
+        Some(plain.iter().map(|e| match &e.slot {
             Slot::Data(d) => HeldChunk::Data(d),
             Slot::Special(kind) => HeldChunk::Special {
                 kind: *kind,

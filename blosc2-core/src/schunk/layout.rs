@@ -54,7 +54,12 @@ impl SuperChunk {
     /// are given back at the next flush. A replacement that is itself
     /// stored (`replaced_by_data`) takes the old chunk's place.
     pub(super) fn drop_stored(&mut self, i: usize, replaced_by_data: bool) {
-        if let Slot::Disk(o) = self.entries[i].slot {
+        if let Ok(Entry {
+            slot: Slot::Disk(o),
+            ..
+        }) = self.entries.get(i).as_deref()
+        {
+            let o = *o;
             self.dropped.push(o);
             if replaced_by_data {
                 self.anchor = Some((i, o));
@@ -110,7 +115,7 @@ impl SuperChunk {
         let mut order: Vec<(i64, usize)> = Vec::new();
         let mut fresh: Vec<usize> = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
-            match e.slot {
+            match e?.slot {
                 Slot::Disk(o) if o >= start => order.push((o, i)),
                 Slot::Data(_) => match anchor {
                     Some((a, o)) if a == i => order.push((o, i)),
@@ -137,7 +142,7 @@ impl SuperChunk {
         // a copy of (freed bytes around them need none)
         let mut live: Option<(i64, i64)> = None;
         for &(o, i) in &order {
-            match &self.entries[i].slot {
+            match &self.entries.get(i)?.slot {
                 Slot::Data(c) => {
                     placed.push((i, cursor));
                     cursor += c.len() as i64;
@@ -166,7 +171,7 @@ impl SuperChunk {
             }
         }
         for &i in &fresh {
-            if let Slot::Data(c) = &self.entries[i].slot {
+            if let Slot::Data(c) = &self.entries.get(i)?.slot {
                 placed.push((i, cursor));
                 cursor += c.len() as i64;
             }
@@ -247,7 +252,7 @@ impl SuperChunk {
             }
         }
         for &(i, at) in &placed {
-            if let Slot::Data(c) = &self.entries[i].slot {
+            if let Slot::Data(c) = &self.entries.get(i)?.slot {
                 s.write_all_at(pos(at)?, c)?;
             }
         }
@@ -270,10 +275,10 @@ impl SuperChunk {
         // to cut them only leaves their bytes)
         let _ = s.truncate(pos(new_end)?);
         for &(i, _, _, to) in &moved {
-            self.entries[i].slot = Slot::Disk(to);
+            self.entries.get_mut(i)?.slot = Slot::Disk(to);
         }
         for &(i, at) in &placed {
-            self.entries[i].slot = Slot::Disk(at);
+            self.entries.get_mut(i)?.slot = Slot::Disk(at);
         }
         self.backing = Backing::File {
             path,
@@ -353,7 +358,7 @@ impl SuperChunk {
     fn stored_offsets(&self) -> Result<Vec<i64>> {
         self.entries
             .iter()
-            .map(|e: &Entry| match e.slot {
+            .map(|e| match e?.slot {
                 Slot::Special(k) => Ok(index::special_offset(k)),
                 Slot::Disk(o) | Slot::File(o) => Ok(o),
                 Slot::Data(_) => Ok(0),

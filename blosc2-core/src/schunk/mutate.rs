@@ -76,8 +76,8 @@ impl SuperChunk {
                 // have overwritten (a set_slice across chunks, which
                 // replaces several in one operation, did both).
                 let mut id = 0;
-                for e in &self.entries {
-                    if let Slot::File(n) = e.slot {
+                for e in self.entries.iter() {
+                    if let Slot::File(n) = e?.slot {
                         id = id.max(n + 1);
                     }
                 }
@@ -94,7 +94,7 @@ impl SuperChunk {
     }
 
     pub(super) fn slot_cbytes(&self, i: usize) -> Result<i64> {
-        Ok(match &self.entries[i].slot {
+        Ok(match &self.entries.get(i)?.slot {
             Slot::Special(_) => 0,
             Slot::Data(d) => d.len() as i64,
             _ => self.stored_header(i)?.cbytes as i64,
@@ -167,7 +167,7 @@ impl SuperChunk {
         let special = special && keep;
         let slot = self.store(chunk, special)?;
         let digest = self.digest_for(chunk, special);
-        self.entries.insert(
+        self.entries.vec_mut()?.insert(
             n as usize,
             Entry {
                 slot,
@@ -207,15 +207,23 @@ impl SuperChunk {
         // In a sparse frame the new chunk gets a new file and the old one
         // goes once the index no longer names it, so a failed update
         // leaves the previous frame whole.
-        if let (Slot::File(id), Backing::Dir { .. }) = (&self.entries[i].slot, &self.backing) {
-            self.obsolete.push(*id);
+        let (old_file, old_nb) = {
+            let e = self.entries.get(i)?;
+            let file = match e.slot {
+                Slot::File(id) => Some(id),
+                _ => None,
+            };
+            (file, e.nbytes)
+        };
+        if let (Some(id), Backing::Dir { .. }) = (old_file, &self.backing) {
+            self.obsolete.push(id);
         }
         let slot = self.store(chunk, special)?;
         self.drop_stored(i, matches!(slot, Slot::Data(_)));
-        self.nbytes += nb as i64 - self.entries[i].nbytes as i64;
+        self.nbytes += nb as i64 - old_nb as i64;
         self.cbytes += if special { 0 } else { cb as i64 } - old_cb;
         let digest = self.digest_for(chunk, special);
-        self.entries[i] = Entry {
+        *self.entries.get_mut(i)? = Entry {
             slot,
             nbytes: nb,
             digest,
@@ -237,7 +245,7 @@ impl SuperChunk {
         let i = self.check_index(n)?;
         let old_cb = self.slot_cbytes(i)?;
         self.drop_stored(i, false);
-        let e = self.entries.remove(i);
+        let e = self.entries.vec_mut()?.remove(i);
         self.nbytes -= e.nbytes as i64;
         self.cbytes -= old_cb;
         if let (Slot::File(id), Backing::Dir { .. }) = (&e.slot, &self.backing) {
@@ -266,9 +274,10 @@ impl SuperChunk {
             }
             seen[o as usize] = true;
         }
+        let all = self.entries.vec_mut()?;
         let new: Vec<Entry> = order[..n]
             .iter()
-            .map(|&o| self.entries[o as usize].clone())
+            .map(|&o| all[o as usize].clone())
             .collect();
         if self.chunksize > 0
             && new
@@ -280,7 +289,7 @@ impl SuperChunk {
             self.make_variable()?;
             return self.reorder_inner(order);
         }
-        self.entries = new;
+        self.entries = new.into();
         self.repeat_index = false;
         self.flush()
     }

@@ -7,7 +7,8 @@
 //! Separate from the mutations themselves, which only change the entries
 //! and call `flush`; `layout` does the writing of a contiguous frame file.
 
-use super::{Backing, Entry, Slot, SuperChunk};
+use super::entries::Entries;
+use super::{Backing, Slot, SuperChunk};
 use crate::error::Result;
 use crate::frame::header as fh;
 use crate::frame::sframe;
@@ -18,7 +19,7 @@ use crate::metalayers::Metalayer;
 struct Snapshot {
     /// None when the operation only appends entries: then the first
     /// `nentries` are kept (copying them all would make appends quadratic).
-    entries: Option<Vec<Entry>>,
+    entries: Option<Entries>,
     nentries: usize,
     chunksize: i32,
     blocksize: i32,
@@ -157,7 +158,10 @@ impl SuperChunk {
                 if let Some(s) = snap {
                     match s.entries {
                         Some(e) => self.entries = e,
-                        None => self.entries.truncate(s.nentries),
+                        // (appends leave the first entries as they were)
+                        None => {
+                            let _ = self.entries.truncate(s.nentries);
+                        }
                     }
                     self.chunksize = s.chunksize;
                     self.blocksize = s.blocksize;
@@ -195,6 +199,11 @@ impl SuperChunk {
     /// overwritten (a sparse frame's index file is replaced by renaming a
     /// new one over it where the backend can).
     pub(super) fn flush(&mut self) -> Result<()> {
+        // the writes below may overwrite the index entries are still read
+        // from
+        if matches!(self.backing, Backing::File { .. } | Backing::Dir { .. }) {
+            self.entries.vec_mut()?;
+        }
         self.pristine_len = None;
         self.wrote_frame();
         match &self.backing {
@@ -260,7 +269,7 @@ impl SuperChunk {
             Backing::File { path, base, .. } => {
                 let (path, base) = (path.clone(), *base);
                 let mut data = Vec::new();
-                let mut new_entries = self.entries.clone();
+                let mut new_entries = self.entries.to_vec()?;
                 for (i, e) in new_entries.iter_mut().enumerate() {
                     if let Slot::Special(_) = e.slot {
                         continue;
@@ -269,7 +278,7 @@ impl SuperChunk {
                     e.slot = Slot::Disk(data.len() as i64);
                     data.extend_from_slice(&c);
                 }
-                let old = std::mem::replace(&mut self.entries, new_entries);
+                let old = std::mem::replace(&mut self.entries, new_entries.into());
                 let p = match self.parts(false, data.len() as i64) {
                     Ok(p) => p,
                     Err(e) => {

@@ -19,14 +19,14 @@ const PAGE: usize = 4096;
 impl SuperChunk {
     /// The header of chunk `i`, reading only its first bytes from disk.
     pub(super) fn stored_header(&self, i: usize) -> Result<ChunkHeader> {
-        match &self.entries[i].slot {
+        match &self.entries.get(i)?.slot {
             Slot::Disk(_) | Slot::File(_) => {
                 let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
                 self.read_part(i, 0, &mut hb)?;
                 ChunkHeader::read(&hb)
             }
             Slot::Data(d) => ChunkHeader::read(d),
-            Slot::Special(_) => ChunkHeader::read(&self.special_chunk(&self.entries[i])?),
+            Slot::Special(_) => ChunkHeader::read(&self.special_chunk(&*self.entries.get(i)?)?),
         }
     }
 
@@ -49,7 +49,7 @@ impl SuperChunk {
     pub fn chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.check_index(n)?;
         let c = self.stored_bytes(i)?;
-        if !matches!(self.entries[i].slot, Slot::Special(_)) {
+        if !matches!(self.entries.get(i)?.slot, Slot::Special(_)) {
             self.check_read(i, &c)?;
         }
         Ok(c)
@@ -57,10 +57,18 @@ impl SuperChunk {
 
     /// The compressed bytes of entry `i`, unchecked.
     pub(super) fn stored_bytes(&self, i: usize) -> Result<Cow<'_, [u8]>> {
-        let e = &self.entries[i];
+        let e = self.entries.get(i)?;
+        // (chunks held as data are never read from the index)
+        if let Cow::Borrowed(Entry {
+            slot: Slot::Data(d),
+            ..
+        }) = e
+        {
+            return Ok(Cow::Borrowed(d));
+        }
         match (&e.slot, &self.backing) {
-            (Slot::Data(d), _) => Ok(Cow::Borrowed(d)),
-            (Slot::Special(_), _) => Ok(Cow::Owned(self.special_chunk(e)?)),
+            (Slot::Data(d), _) => Ok(Cow::Owned(d.clone())),
+            (Slot::Special(_), _) => Ok(Cow::Owned(self.special_chunk(&e)?)),
             (
                 Slot::Disk(off),
                 Backing::File {
@@ -98,7 +106,7 @@ impl SuperChunk {
 
     /// Read `len` bytes at `pos` of chunk `n`'s stored bytes (disk slots).
     pub(super) fn read_part(&self, n: usize, pos: usize, buf: &mut [u8]) -> Result<()> {
-        match (&self.entries[n].slot, &self.backing) {
+        match (&self.entries.get(n)?.slot, &self.backing) {
             (
                 Slot::Disk(off),
                 Backing::File {
@@ -124,7 +132,7 @@ impl SuperChunk {
     /// frame's chunk file is opened once for all of them rather than per
     /// read (a small slice of a chunk takes four or five reads).
     fn part_reader(&self, i: usize) -> Result<PartReader<'_>> {
-        let file = match (&self.entries[i].slot, &self.backing) {
+        let file = match (&self.entries.get(i)?.slot, &self.backing) {
             (Slot::File(id), Backing::Dir { path, .. }) => {
                 Some(self.io.open(&sframe::chunk_path(path, *id), Mode::Read)?)
             }
@@ -148,7 +156,7 @@ impl SuperChunk {
     ) -> Result<Option<std::ops::Range<usize>>> {
         let i = self.check_index(n)?;
         // (a checked read needs all of the chunk's bytes)
-        if !matches!(self.entries[i].slot, Slot::Disk(_) | Slot::File(_))
+        if !matches!(self.entries.get(i)?.slot, Slot::Disk(_) | Slot::File(_))
             || ranges.iter().all(|r| r.1 == 0)
             || self.verifying()
         {
@@ -180,7 +188,7 @@ impl SuperChunk {
                 data_len,
                 ..
             },
-        ) = (&self.entries[i].slot, &self.backing)
+        ) = (&self.entries.get(i)?.slot, &self.backing)
         {
             if off.checked_add(cb as i64).is_none_or(|e| e > *data_len) {
                 return Err(ErrorKind::InvalidHeader);
@@ -266,7 +274,7 @@ impl SuperChunk {
         if self.verifying() {
             return self.chunk(n);
         }
-        let (nchunk, offset) = match (&self.entries[i].slot, &self.backing) {
+        let (nchunk, offset) = match (&self.entries.get(i)?.slot, &self.backing) {
             (Slot::Disk(off), Backing::File { header_len, .. }) => (
                 n as i32,
                 header_len.checked_add(*off).ok_or(ErrorKind::Data)?,

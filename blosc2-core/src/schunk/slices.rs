@@ -45,8 +45,9 @@ impl SuperChunk {
         let mut starts = Vec::with_capacity(self.entries.len() + 1);
         let mut at = 0i64;
         starts.push(0);
-        for e in &self.entries {
-            at += e.nbytes.max(0) as i64;
+        // (frames of variable-size chunks are read whole at open)
+        for e in self.entries.iter() {
+            at += e.map_or(0, |e| e.nbytes.max(0) as i64);
             starts.push(at);
         }
         ChunkMap::Variable(starts)
@@ -62,10 +63,7 @@ impl SuperChunk {
                 starts[..self.entries.len()].partition_point(|&s| s <= pos) as i64 - 1
             }
         };
-        let e = self
-            .entries
-            .get(n as usize)
-            .ok_or(ErrorKind::InvalidIndex)?;
+        let e = self.entries.get(n as usize)?;
         let start = match map {
             ChunkMap::Fixed(cs) => n * cs,
             ChunkMap::Variable(starts) => starts[n as usize],
@@ -89,11 +87,7 @@ impl SuperChunk {
         let mut rest = &mut *dest;
         while pos < bstop {
             let (n, in_chunk) = self.locate(&map, pos)?;
-            let e_nb = self
-                .entries
-                .get(n as usize)
-                .ok_or(ErrorKind::InvalidIndex)?
-                .nbytes as i64;
+            let e_nb = self.entries.get(n as usize)?.nbytes as i64;
             let take = (bstop - pos).min(e_nb - in_chunk);
             if take <= 0 {
                 return Err(ErrorKind::Data);
@@ -238,11 +232,7 @@ impl SuperChunk {
         let mut parts: Vec<(i64, i64, i64, &[u8])> = Vec::new();
         while pos < bstop {
             let (n, in_chunk) = self.locate(&map, pos)?;
-            let e_nb = self
-                .entries
-                .get(n as usize)
-                .ok_or(ErrorKind::InvalidIndex)?
-                .nbytes as i64;
+            let e_nb = self.entries.get(n as usize)?.nbytes as i64;
             let take = (bstop - pos).min(e_nb - in_chunk);
             if take <= 0 {
                 return Err(ErrorKind::Data);

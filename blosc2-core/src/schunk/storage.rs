@@ -7,6 +7,7 @@
 //! in (counters, index, special chunks, sizes of variable chunks) is a
 //! concern of its own that every other file takes as done.
 
+use super::entries::{Base, Entries};
 use super::{Backing, Entry, Slot, SuperChunk, VL_BLOCKS_FLAG};
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::{CParams, ChunkHeader, Compressor, DParams, Decompressor, SplitMode};
@@ -58,7 +59,7 @@ impl SuperChunk {
             nbytes: 0,
             cbytes: 0,
             flags2: 0,
-            entries: Vec::new(),
+            entries: Default::default(),
             backing,
             io: storage.io.clone(),
             readers: Default::default(),
@@ -150,6 +151,19 @@ impl SuperChunk {
         sc
     }
 
+    /// Frames of at least this many chunks are opened with their index
+    /// unread (see `entries`); below, decoding it whole costs less than a
+    /// millisecond.
+    const LAZY_FROM: u64 = 1 << 14;
+
+    fn lazy_from() -> u64 {
+        #[cfg(test)]
+        if let Some(n) = super::entries::LAZY_FROM_IN_TESTS.get() {
+            return n;
+        }
+        Self::LAZY_FROM
+    }
+
     /// Nominal size of chunk `i` of `n` in a frame of fixed chunk size; -1
     /// (unknown until its header is read) for variable-size chunks.
     fn nominal_nbytes(h: &FrameHeader, i: i64, n: i64) -> i32 {
@@ -206,16 +220,20 @@ impl SuperChunk {
         sc.adopt_checksums(info.checksums.clone());
         for i in 0..sc.entries.len() {
             if copy {
-                if let Slot::Special(_) = sc.entries[i].slot {
-                    let c = sc.special_chunk(&sc.entries[i])?;
-                    sc.entries[i].digest = sc.digest_for(&c, false);
-                    sc.entries[i].slot = Slot::Data(c);
+                let e = sc.entries.get(i)?;
+                if let Slot::Special(_) = e.slot {
+                    let c = sc.special_chunk(&e)?;
+                    let digest = sc.digest_for(&c, false);
+                    let e = sc.entries.get_mut(i)?;
+                    e.digest = digest;
+                    e.slot = Slot::Data(c);
                 }
             }
-            if let Slot::Data(d) = &sc.entries[i].slot {
+            let e = sc.entries.get(i)?;
+            if let Slot::Data(d) = &e.slot {
                 cbytes += d.len() as i64;
             }
-            nbytes += sc.entries[i].nbytes as i64;
+            nbytes += e.nbytes as i64;
         }
         if nbytes != h.nbytes {
             return Err(ErrorKind::InvalidHeader);
@@ -258,32 +276,34 @@ impl SuperChunk {
                 ));
             }
             let mut s = io.open(&sframe::index_path(path), Mode::Read)?;
-            let info = frame::read_info(
+            let info = frame::read_info_lazy(
                 &mut StreamSource {
                     stream: s.as_mut(),
                     base: 0,
                 },
                 true,
                 false,
+                Self::lazy_from(),
             )?;
             let backing = Backing::Dir {
                 path: path.to_path_buf(),
             };
             let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
-            sc.fill_entries(&info, Slot::File)?;
+            sc.fill_entries(&info, Slot::File, || Ok(s))?;
             sc.adopt_checksums(info.checksums.clone());
             sc.read_flags2()?;
             sc.seen = sc.disk_mark()?;
             return Ok(sc);
         }
         let mut s = io.open(path, Mode::Read)?;
-        let info = frame::read_info(
+        let info = frame::read_info_lazy(
             &mut StreamSource {
                 stream: s.as_mut(),
                 base: offset,
             },
             false,
             false,
+            Self::lazy_from(),
         )?;
         let backing = Backing::File {
             path: path.to_path_buf(),
@@ -294,15 +314,40 @@ impl SuperChunk {
         };
         let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
         sc.readers.keep(s)?;
-        sc.fill_entries(&info, Slot::Disk)?;
+        let index_io = sc.io.clone();
+        sc.fill_entries(&info, Slot::Disk, || index_io.open(path, Mode::Read))?;
         sc.adopt_checksums(info.checksums.clone());
         sc.read_flags2()?;
         sc.seen = sc.disk_mark()?;
         Ok(sc)
     }
 
-    fn fill_entries(&mut self, info: &frame::FrameInfo, regular: fn(i64) -> Slot) -> Result<()> {
+    /// The entries of a frame just read: left in its index when that is
+    /// read lazily (`index` opens the stream it is read through).
+    fn fill_entries(
+        &mut self,
+        info: &frame::FrameInfo,
+        regular: fn(i64) -> Slot,
+        index: impl FnOnce() -> Result<Box<dyn crate::io::Stream>>,
+    ) -> Result<()> {
         let h = &info.header;
+        if let Some(lazy) = &info.lazy {
+            let (base, data_len) = match &self.backing {
+                Backing::File { base, .. } => (*base, h.cbytes),
+                _ => (0, h.cbytes),
+            };
+            let sparse = matches!(self.backing, Backing::Dir { .. });
+            self.entries = Entries::lazy(Base::new(
+                lazy.clone(),
+                index()?,
+                base,
+                sparse,
+                data_len,
+                h.chunksize,
+                h.nbytes,
+            )?);
+            return Ok(());
+        }
         for (i, &off) in info.offsets.iter().enumerate() {
             let slot = match index::offset_special(off)? {
                 Some(k) => Slot::Special(k),
@@ -317,16 +362,19 @@ impl SuperChunk {
         if h.variable_chunks() {
             // each chunk's size is in its own header
             for i in 0..self.entries.len() {
-                if matches!(self.entries[i].slot, Slot::Special(_)) {
+                if matches!(self.entries.get(i)?.slot, Slot::Special(_)) {
                     continue;
                 }
                 let mut hb = [0u8; EXTENDED_HEADER_LENGTH];
                 self.read_part(i, 0, &mut hb)?;
                 let nb = ChunkHeader::read(&hb)?.nbytes;
-                self.entries[i].nbytes = nb;
+                self.entries.get_mut(i)?.nbytes = nb;
             }
             self.resolve_special_sizes(h.nbytes)?;
-            let sum: i64 = self.entries.iter().map(|e| e.nbytes as i64).sum();
+            let mut sum = 0i64;
+            for e in self.entries.iter() {
+                sum += e?.nbytes as i64;
+            }
             if sum != h.nbytes {
                 return Err(ErrorKind::InvalidHeader);
             }
@@ -339,17 +387,18 @@ impl SuperChunk {
     /// That is decidable for one such chunk only (this library never writes
     /// special offsets into such frames; the reference misreads them).
     fn resolve_special_sizes(&mut self, total: i64) -> Result<()> {
-        let unknown: Vec<usize> = (0..self.entries.len())
-            .filter(|&i| self.entries[i].nbytes < 0)
-            .collect();
+        // (only chunks of variable size lack a size; those are read whole)
+        let Some(all) = self.entries.plain() else {
+            return Ok(());
+        };
+        let unknown: Vec<usize> = (0..all.len()).filter(|&i| all[i].nbytes < 0).collect();
         if unknown.is_empty() {
             return Ok(());
         }
         if unknown.len() > 1 {
             return Err(ErrorKind::FrameSpecial);
         }
-        let known: i64 = self
-            .entries
+        let known: i64 = all
             .iter()
             .filter(|e| e.nbytes >= 0)
             .map(|e| e.nbytes as i64)
@@ -358,7 +407,7 @@ impl SuperChunk {
         if left < 0 || left > i32::MAX as i64 {
             return Err(ErrorKind::InvalidHeader);
         }
-        self.entries[unknown[0]].nbytes = left as i32;
+        self.entries.get_mut(unknown[0])?.nbytes = left as i32;
         Ok(())
     }
 
@@ -440,7 +489,7 @@ impl SuperChunk {
                 let c = self.chunk(i)?;
                 sc.append_chunk(&c)?;
             } else {
-                let nb = usize::try_from(self.entries[i as usize].nbytes)
+                let nb = usize::try_from(self.entries.get(i as usize)?.nbytes)
                     .map_err(|_| ErrorKind::ChunkAppend)?;
                 // not a resize, which zeroes all of a damaged claim first
                 crate::spare::grow(&mut buf, nb)?;
