@@ -78,10 +78,15 @@ all: build
 # at build time: scripts/ensure-cmake.sh finds one or installs one from PyPI.
 # Without cmake the build still succeeds, on zlib-rs, and says so (but
 # `make install` needs cmake: the install rules are the CMake project's).
+# zlib-ng's C compiles go through cmake/zlib-ng-cc-launcher.sh (unless
+# CMAKE_C_COMPILER_LAUNCHER is set already), which works around a GCC < 13
+# code generation problem that made zlib compression up to 1.8x slower than
+# the reference's; see the script.
 build:
 	@if cmake=$$(sh scripts/ensure-cmake.sh); then \
 		echo "make: zlib-ng built with $$cmake"; \
 		echo "$(CARGO) build --release --features libblosc2-rs-cdylib/zlib-ng"; \
+		CMAKE_C_COMPILER_LAUNCHER="$${CMAKE_C_COMPILER_LAUNCHER:-$$PWD/cmake/zlib-ng-cc-launcher.sh}" \
 		CMAKE="$$cmake" $(CARGO) build --release --features libblosc2-rs-cdylib/zlib-ng; \
 	else \
 		echo "make: WARNING: no cmake, so no zlib-ng: the library uses zlib-rs for zlib (slower inflate)" >&2; \
