@@ -151,6 +151,10 @@ pub struct SuperChunk {
     seen: Vec<u8>,
     /// Frame checksums (docs/checksums.md), see `checksums.rs`.
     sums: checksums::Sums,
+    /// The index of a frame file as last written, for appends that encode
+    /// only its last blocks again (see `layout`), with the number of
+    /// entries it holds.
+    appender: Option<(usize, crate::frame::index::Appender)>,
 }
 
 /// `blosc2_flags2` bit of chunks made of variable-length blocks.

@@ -34,12 +34,30 @@ pub fn encode_parts(
     style: &index::Style,
     sums: Option<&[u64]>,
 ) -> Result<Parts> {
+    if sums.is_some_and(|d| d.len() != offsets.len()) {
+        return Err(ErrorKind::Failure);
+    }
+    let idx = if offsets.is_empty() {
+        Vec::new()
+    } else {
+        index::encode_with(offsets, style)?
+    };
+    encode_parts_with_index(h, metas, vlmetas, idx, data_len, sums)
+}
+
+/// [`encode_parts`] with the index chunk encoded already (empty when there
+/// are no chunks).
+pub fn encode_parts_with_index(
+    h: &FrameHeader,
+    metas: &[Metalayer],
+    vlmetas: &[Metalayer],
+    idx: Vec<u8>,
+    data_len: i64,
+    sums: Option<&[u64]>,
+) -> Result<Parts> {
     let mut h = h.clone();
     let mut vl = std::borrow::Cow::Borrowed(vlmetas);
     if let Some(d) = sums {
-        if d.len() != offsets.len() {
-            return Err(ErrorKind::Failure);
-        }
         // with the header digests zero until the header is final: they are
         // the last 16 bytes of the (memcpyed) chunk, patched in place below
         vl.to_mut().push(Metalayer {
@@ -49,11 +67,6 @@ pub fn encode_parts(
     }
     h.has_vlmetalayers = !vl.is_empty();
     let mut hdr = h.encode(metas)?;
-    let idx = if offsets.is_empty() {
-        Vec::new()
-    } else {
-        index::encode_with(offsets, style)?
-    };
     let mut tr = trailer::encode(&vl)?;
     let flen = (hdr.len() as i64)
         .checked_add(data_len)

@@ -203,18 +203,29 @@ impl Lazy {
                     .collect();
                 // each block ends where the next stored one starts (blocks
                 // may be stored out of order), the last at the chunk's end
-                let mut sorted = starts.clone();
-                sorted.sort_unstable();
+                let in_order = starts.windows(2).all(|w| w[0] < w[1]);
+                let sorted = if in_order {
+                    Vec::new()
+                } else {
+                    let mut v = starts.clone();
+                    v.sort_unstable();
+                    v
+                };
+                let sorted = if in_order { &starts } else { &sorted };
                 let mut extents = Vec::with_capacity(starts.len());
-                for &a in &starts {
+                for (j, &a) in starts.iter().enumerate() {
                     if a < ext + starts_len || a >= cbytes {
                         return Err(crate::traced!(
                             ErrorKind::InvalidHeader,
                             "Index chunk block starts at byte {a}, outside its {cbytes} bytes"
                         ));
                     }
-                    let k = sorted.partition_point(|&s| s <= a);
-                    let b = sorted.get(k).copied().unwrap_or(cbytes);
+                    let b = if in_order {
+                        starts.get(j + 1).copied().unwrap_or(cbytes)
+                    } else {
+                        let k = sorted.partition_point(|&s| s <= a);
+                        sorted.get(k).copied().unwrap_or(cbytes)
+                    };
                     extents.push((pos + a, pos + b));
                 }
                 Shape::Blocks {
@@ -289,6 +300,278 @@ impl Lazy {
     }
 }
 
+/// The index of a frame that grows by appends, encoded without compressing
+/// its unchanged blocks again: what [`encode_with`] gives with
+/// [`Style::Modified`] (16 KiB blocks of 2,048 offsets, each compressed on
+/// its own), with the streams of the full blocks kept from one encoding to
+/// the next, so an append compresses only the last block or two.
+pub struct Appender {
+    /// Header of the last encoding (its flags and codec fields stay).
+    header: ChunkHeader,
+    /// The compressed streams of the first `streams.len()` blocks (all
+    /// full ones).
+    streams: Vec<Vec<u8>>,
+    /// The offsets of the last of them, for a block after it too short to
+    /// compress alone (see `encode`).
+    last_full: Vec<i64>,
+    /// Kept from one encoding to the next.
+    comp: Compressor,
+    out: Vec<u8>,
+}
+
+/// Offsets in a block of a [`Style::Modified`] index.
+pub const MODIFIED_BLOCK_OFFSETS: usize = MODIFIED_BLOCKSIZE / 8;
+const MODIFIED_BLOCKSIZE: usize = 16 * 1024;
+
+fn modified_params() -> CParams {
+    CParams {
+        typesize: 8,
+        splitmode: SplitMode::Never,
+        blocksize: MODIFIED_BLOCKSIZE as i32,
+        compcode: 0,
+        ..CParams::default()
+    }
+}
+
+fn raw_of(offsets: &[i64]) -> Vec<u8> {
+    offsets.iter().flat_map(|o| o.to_le_bytes()).collect()
+}
+
+/// The one stream of the only block of `chunk`, or of its second one when
+/// `second`; None when the chunk has no such stream (stored whole, special).
+fn stream_of(chunk: &[u8], second: bool) -> Option<Vec<u8>> {
+    let h = ChunkHeader::read(chunk).ok()?;
+    let (nblocks, _) = h.nblocks();
+    if h.is_memcpyed() || h.special_bits() != 0 || !h.dont_split() || nblocks != 1 + second as usize
+    {
+        return None;
+    }
+    let ext = EXTENDED_HEADER_LENGTH;
+    let at = |j: usize| -> Option<usize> {
+        let b = chunk.get(ext + 4 * j..ext + 4 * j + 4)?;
+        Some(u32::from_le_bytes(b.try_into().ok()?) as usize)
+    };
+    let a = at(usize::from(second))?;
+    chunk.get(a..h.cbytes as usize).map(<[u8]>::to_vec)
+}
+
+impl Appender {
+    /// Start from `encoded`, an index of `nchunks` offsets made with
+    /// [`Style::Modified`]; None when that is not a chunk of compressed
+    /// blocks with a full one (those are encoded whole every time).
+    pub fn new(nchunks: usize, encoded: &[u8]) -> Option<Appender> {
+        let h = ChunkHeader::read(encoded).ok()?;
+        let (nblocks, _) = h.nblocks();
+        let full = nchunks / MODIFIED_BLOCK_OFFSETS;
+        let usable = !h.is_memcpyed()
+            && h.special_bits() == 0
+            && h.dont_split()
+            && h.blocksize as usize == MODIFIED_BLOCKSIZE
+            && h.nbytes as usize == nchunks * 8
+            && full >= 1
+            && nblocks == nchunks.div_ceil(MODIFIED_BLOCK_OFFSETS);
+        if !usable || encoded.len() < EXTENDED_HEADER_LENGTH + 4 * nblocks {
+            return None;
+        }
+        let ext = EXTENDED_HEADER_LENGTH;
+        let starts: Vec<usize> = (0..nblocks)
+            .map(|j| {
+                let b = &encoded[ext + 4 * j..ext + 4 * j + 4];
+                u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize
+            })
+            .collect();
+        let mut streams = Vec::with_capacity(full);
+        for j in 0..full {
+            let end = starts.get(j + 1).copied().unwrap_or(h.cbytes as usize);
+            // blocks laid out in order, as one thread writes them
+            if starts[j] >= end {
+                return None;
+            }
+            streams.push(encoded.get(starts[j]..end)?.to_vec());
+        }
+        let last_full = Self::decode_full(&h, full - 1, &streams[full - 1])?;
+        Some(Appender::with(h, streams, last_full))
+    }
+
+    fn with(header: ChunkHeader, streams: Vec<Vec<u8>>, last_full: Vec<i64>) -> Appender {
+        Appender {
+            header,
+            streams,
+            last_full,
+            comp: Compressor::new(modified_params()),
+            out: vec![0u8; 2 * MODIFIED_BLOCKSIZE + 2 * EXTENDED_HEADER_LENGTH],
+        }
+    }
+
+    /// The offsets of full block `j`, from its stream.
+    fn decode_full(h: &ChunkHeader, j: usize, stream: &[u8]) -> Option<Vec<i64>> {
+        let mut raw = vec![0u8; MODIFIED_BLOCKSIZE];
+        let n = crate::chunk::decompress::decode_block_alone(h, j, stream, &mut raw).ok()?;
+        (n == MODIFIED_BLOCKSIZE).then(|| {
+            raw.chunks_exact(8)
+                .map(|b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+                .collect()
+        })
+    }
+
+    /// Start from the index chunk `lazy` reads (of `nchunks` offsets), as
+    /// it is stored: its full blocks' streams read as they are, or made
+    /// once for an index of one repeated value. None when the chunk is not
+    /// laid out as a [`Style::Modified`] encoding is.
+    pub fn from_lazy(lazy: &Lazy, src: &mut dyn super::Source) -> Result<Option<Appender>> {
+        let n = lazy.len() as usize;
+        let per = MODIFIED_BLOCK_OFFSETS;
+        let full = n / per;
+        if full == 0 {
+            return Ok(None);
+        }
+        match &lazy.shape {
+            Shape::Constant(v) => {
+                let two = encode_with(&vec![*v; 2 * per], &Style::Modified)?;
+                let Some(mut a) = Appender::new(2 * per, &two) else {
+                    return Ok(None);
+                };
+                let Some(s) = a.streams.first().cloned() else {
+                    return Ok(None);
+                };
+                a.streams = vec![s; full];
+                a.header.nbytes = (n * 8) as i32;
+                Ok(Some(a))
+            }
+            Shape::Blocks {
+                header,
+                per_block,
+                extents,
+            } => {
+                let laid_out = *per_block == per as u64
+                    && header.dont_split()
+                    && header.blocksize as usize == MODIFIED_BLOCKSIZE
+                    && header.nbytes as usize == n * 8
+                    && extents.len() == n.div_ceil(per)
+                    && extents.windows(2).take(full).all(|w| w[0].1 == w[1].0);
+                if !laid_out {
+                    return Ok(None);
+                }
+                let (lo, hi) = (extents[0].0, extents[full - 1].1);
+                let bytes = src.read_vec_at(
+                    lo,
+                    usize::try_from(hi - lo).map_err(|_| ErrorKind::MemoryAlloc)?,
+                )?;
+                let streams: Vec<Vec<u8>> = extents[..full]
+                    .iter()
+                    .map(|&(a, b)| bytes[(a - lo) as usize..(b - lo) as usize].to_vec())
+                    .collect();
+                let Some(last) = Self::decode_full(header, full - 1, &streams[full - 1]) else {
+                    return Ok(None);
+                };
+                Ok(Some(Appender::with(*header, streams, last)))
+            }
+            Shape::Plain { .. } => Ok(None),
+        }
+    }
+
+    /// Offsets from this entry on are what [`Self::encode`] takes: those
+    /// after the last full block kept.
+    pub fn tail_from(&self) -> usize {
+        self.streams.len() * MODIFIED_BLOCK_OFFSETS
+    }
+
+    /// The index of `nchunks` offsets, those from [`Self::tail_from`] on
+    /// being `tail` (the earlier ones unchanged since the last call). None
+    /// when it cannot be told apart from a whole encoding, which must then
+    /// be made (and the appender made anew from it). On success the
+    /// appender keeps the new full blocks.
+    pub fn encode(&mut self, nchunks: usize, tail: &[i64]) -> Result<Option<Vec<u8>>> {
+        let from = self.tail_from();
+        if nchunks < from || tail.len() != nchunks - from {
+            return Ok(None);
+        }
+        let per = MODIFIED_BLOCK_OFFSETS;
+        let (c, out) = (&mut self.comp, &mut self.out);
+        // the blocks after the full ones kept: each compressed alone (with
+        // the one before it when it is too short for that)
+        let mut new: Vec<Vec<u8>> = Vec::new();
+        let pieces: Vec<&[i64]> = tail.chunks(per).collect();
+        for (k, piece) in pieces.iter().enumerate() {
+            let short = piece.len() * 8 < crate::chunk::header::MIN_BUFFERSIZE as usize;
+            let stream = if short {
+                // a chunk that short would be stored whole: compress it as
+                // the second block of two, as it is in the index
+                let before: &[i64] = if k == 0 {
+                    &self.last_full
+                } else {
+                    pieces[k - 1]
+                };
+                let mut two = raw_of(before);
+                two.extend_from_slice(&raw_of(piece));
+                let n = c.compress(&two, out)?;
+                stream_of(&out[..n], true)
+            } else {
+                let n = c.compress(&raw_of(piece), out)?;
+                stream_of(&out[..n], false)
+            };
+            let Some(stream) = stream else {
+                return Ok(None);
+            };
+            new.push(stream);
+        }
+        // lay the chunk out as a whole encoding does, and make sure it would
+        // have: every block fits, with all the room its codec may need
+        let nbytes = nchunks * 8;
+        let nblocks = nchunks.div_ceil(per);
+        let dest_len = nbytes + EXTENDED_HEADER_LENGTH;
+        let data_start = EXTENDED_HEADER_LENGTH + 4 * nblocks;
+        let all = || self.streams.iter().chain(new.iter());
+        let mut pos = data_start;
+        let mut zero_runs = true;
+        for (j, st) in all().enumerate() {
+            let bsize = if j + 1 == nblocks && !nbytes.is_multiple_of(MODIFIED_BLOCKSIZE) {
+                nbytes % MODIFIED_BLOCKSIZE
+            } else {
+                MODIFIED_BLOCKSIZE
+            };
+            if dest_len.saturating_sub(pos) < bsize + 5 {
+                return Ok(None);
+            }
+            zero_runs &= st.len() == 4;
+            pos += st.len();
+        }
+        if zero_runs || all().count() != nblocks {
+            return Ok(None);
+        }
+        let mut chunk = Vec::with_capacity(pos);
+        let mut h = self.header;
+        h.nbytes = nbytes as i32;
+        h.cbytes = pos as i32;
+        chunk.resize(data_start, 0);
+        h.write(&mut chunk[..EXTENDED_HEADER_LENGTH]);
+        let mut at = data_start;
+        for (j, st) in all().enumerate() {
+            chunk[EXTENDED_HEADER_LENGTH + 4 * j..EXTENDED_HEADER_LENGTH + 4 * j + 4]
+                .copy_from_slice(&(at as i32).to_le_bytes());
+            at += st.len();
+        }
+        for st in all() {
+            chunk.extend_from_slice(st);
+        }
+        // keep the blocks that are full now
+        let full = nchunks / per;
+        let kept = self.streams.len();
+        if full > kept {
+            self.last_full = pieces[full - kept - 1].to_vec();
+        }
+        let mut new = new.into_iter();
+        while self.streams.len() < full {
+            match new.next() {
+                Some(s) => self.streams.push(s),
+                None => break,
+            }
+        }
+        self.header = h;
+        Ok(Some(chunk))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,6 +630,61 @@ mod tests {
                 assert_eq!(read_all(&lazy, &mut src), *o, "{n} offsets, {style:?}");
                 assert_eq!(decode(&chunk, n as i64).unwrap(), *o);
             }
+        }
+    }
+
+    /// Offsets as appends of chunks of `sizes(i)` bytes leave them.
+    fn grown(n: usize, sizes: impl Fn(usize) -> i64) -> Vec<i64> {
+        let mut at = 0;
+        (0..n)
+            .map(|i| {
+                if i % 1000 == 999 {
+                    return special_offset(Special::Zero);
+                }
+                let o = at;
+                at += sizes(i);
+                o
+            })
+            .collect()
+    }
+
+    #[test]
+    fn appends_encode_the_index_as_a_whole_encoding_does() {
+        let mut seed = 12345u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let noise: Vec<i64> = (0..20_000).map(|_| (rnd() % 100_000) as i64).collect();
+        type Sizes = Box<dyn Fn(usize) -> i64>;
+        let kinds: [(&str, Sizes); 3] = [
+            ("same size", Box::new(|_| 4128)),
+            ("varying", Box::new(|i| 3000 + (i as i64 * 7919) % 1500)),
+            ("random", Box::new(move |i| 1 + noise[i])),
+        ];
+        for (name, sizes) in kinds {
+            let all = grown(9000, sizes);
+            let start = 2048;
+            let full = encode_with(&all[..start], &Style::Modified).unwrap();
+            let mut a = Appender::new(start, &full).unwrap();
+            let (mut fast, mut whole) = (0, 0);
+            for n in start..=all.len() {
+                let want = encode_with(&all[..n], &Style::Modified).unwrap();
+                match a.encode(n, &all[a.tail_from()..n]).unwrap() {
+                    Some(got) => {
+                        assert_eq!(got, want, "{name}, {n} offsets");
+                        fast += 1;
+                    }
+                    None => {
+                        a = Appender::new(n, &want).unwrap_or_else(|| panic!("{name} {n}"));
+                        whole += 1;
+                    }
+                }
+                assert_eq!(decode(&want, n as i64).unwrap(), all[..n]);
+            }
+            assert!(fast > 9 * whole, "{name}: {fast} appended, {whole} whole");
         }
     }
 

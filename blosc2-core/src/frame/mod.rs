@@ -46,6 +46,23 @@ impl Source for SliceSource<'_> {
     }
 }
 
+/// Bytes of a frame held in memory, `at` bytes into it (a part just
+/// written, read without reading it back).
+pub struct PartSource<'a> {
+    pub at: u64,
+    pub bytes: &'a [u8],
+}
+
+impl Source for PartSource<'_> {
+    fn available(&mut self) -> Result<u64> {
+        Ok(self.at + self.bytes.len() as u64)
+    }
+    fn read_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        let rel = pos.checked_sub(self.at).ok_or(ErrorKind::ReadBuffer)?;
+        SliceSource(self.bytes).read_at(rel, buf)
+    }
+}
+
 /// A frame stored in a file from byte `base` on.
 pub struct StreamSource<'a> {
     pub stream: &'a mut dyn Stream,

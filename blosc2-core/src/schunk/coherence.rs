@@ -200,6 +200,7 @@ impl SuperChunk {
             return Ok(false);
         }
         self.entries = fresh.entries;
+        self.appender = None;
         self.gaps = None;
         self.nbytes = fresh.nbytes;
         self.cbytes = fresh.cbytes;

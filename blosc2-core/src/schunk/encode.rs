@@ -178,6 +178,25 @@ impl SuperChunk {
         )
     }
 
+    /// [`Self::parts`] of a contiguous frame file whose index chunk is
+    /// encoded already (no checksums).
+    pub(super) fn parts_with_index(&self, idx: Vec<u8>, data_len: i64) -> Result<cframe::Parts> {
+        let h = self.frame_header(false, data_len);
+        cframe::encode_parts_with_index(
+            &h,
+            &self.metalayers,
+            &self.vlmetalayers,
+            idx,
+            data_len,
+            None,
+        )
+    }
+
+    /// Whether the index is written as [`index::Appender`] encodes it.
+    pub(super) fn index_appends(&self) -> bool {
+        matches!(self.index_style(), index::Style::Modified) && !self.checksums()
+    }
+
     /// Write the super-chunk as a contiguous frame file (replacing it).
     pub fn to_file(&self, path: &Path) -> Result<i64> {
         let f = self.to_frame()?;

@@ -279,6 +279,40 @@ fn a_frame_of_a_million_special_chunks_opens_without_its_index() {
         sc.offsets().unwrap()[999_999],
         index::special_offset(Special::Zero)
     );
+    drop(sc);
+    // appends go from its index as stored (one repeated value), when they
+    // keep the chunk size fixed
+    let path = tmp("million-full.b2frame");
+    let mut sc = SuperChunk::new(Storage {
+        contiguous: true,
+        urlpath: Some(path.clone()),
+        cparams: cparams(),
+        ..Storage::default()
+    })
+    .unwrap();
+    sc.fill_special(1_000_000 * 1024, Special::Zero, 4096)
+        .unwrap();
+    drop(sc);
+    let other = tmp("million-whole.b2frame");
+    copy_frame(&path, &other);
+    let mut fast = SuperChunk::open(&path, 0, crate::io::default_backend()).unwrap();
+    let mut whole = SuperChunk::open(&other, 0, crate::io::default_backend()).unwrap();
+    for i in 0..30 {
+        let mut d = data(i);
+        d.resize(4096, 7);
+        fast.append_buffer(&d).unwrap();
+        whole.appender = None;
+        whole.entries.vec_mut().unwrap();
+        whole.append_buffer(&d).unwrap();
+    }
+    assert!(fast.entries.is_lazy() && fast.appender.is_some());
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        std::fs::read(&other).unwrap()
+    );
+    let mut out = vec![0u8; 4096];
+    fast.decompress_chunk(1_000_000 + 29, &mut out).unwrap();
+    assert_eq!(out[..256], data(29)[..]);
 }
 
 #[test]
@@ -309,4 +343,49 @@ fn damaged_lazily_read_indexes_are_errors_not_panics() {
         let _ = sc.offsets();
     }
     assert!(opened > 0, "no damaged index opened at all");
+}
+
+#[test]
+fn appends_encode_only_the_last_blocks_and_write_what_a_whole_encoding_does() {
+    // full chunks only, so that appends keep the chunk size fixed
+    let mut mem = SuperChunk::new(Storage {
+        cparams: cparams(),
+        ..Storage::default()
+    })
+    .unwrap();
+    for i in 0..2500 {
+        mem.append_buffer(&data(i)).unwrap();
+    }
+    let src = tmp("appends.b2frame");
+    mem.to_file(&src).unwrap();
+    let (a, b) = (tmp("appends-a.b2frame"), tmp("appends-b.b2frame"));
+    copy_frame(&src, &a);
+    copy_frame(&src, &b);
+    let mut lazy = open(&a, true);
+    let mut whole = open(&b, false);
+    for i in 0..2200 {
+        let d = data(10_000 + i);
+        lazy.append_buffer(&d).unwrap();
+        // the other one encodes its whole index every time
+        whole.appender = None;
+        whole.append_buffer(&d).unwrap();
+        if i % 300 == 0 || i == 2199 {
+            assert_eq!(frame_bytes(&a), frame_bytes(&b), "after {} appends", i + 1);
+        }
+        if i == 1000 {
+            assert!(lazy.appender.is_some(), "appends went the whole way");
+            assert!(lazy.entries.is_lazy(), "appends read the whole index");
+            // a change in place (which reads the index whole), then
+            // appends again
+            let c = lazy.chunk(7).unwrap().to_vec();
+            lazy.update_chunk(2, &c).unwrap();
+            whole.update_chunk(2, &c).unwrap();
+        }
+    }
+    assert!(
+        lazy.appender.is_some(),
+        "appends after the change went the whole way"
+    );
+    assert_eq!(contents(&lazy), contents(&whole));
+    assert_eq!(contents(&reopen(&a)), contents(&whole));
 }

@@ -92,6 +92,29 @@ impl SuperChunk {
                 self.gaps,
             )
         };
+        // A change that only appended entries (the others as the index on
+        // disk holds them) encodes only the index's last blocks again and
+        // looks only at the new entries, so an append costs the same at
+        // any chunk count; anything else reads and encodes all of them.
+        let n = self.entries.len();
+        if self.appender.is_none() && self.index_appends() {
+            // a frame read lazily starts from its index as stored
+            // (one that cannot be read is read whole below, failing there)
+            self.appender = self.entries.seed_appender().ok().flatten();
+        }
+        let appender = self.appender.take().filter(|(k, _)| {
+            !deferring
+                && dropped.is_empty()
+                && anchor.is_none()
+                && gaps.is_none()
+                && self.index_appends()
+                && *k <= n
+                && self.entries.clean() >= *k
+        });
+        if appender.is_none() {
+            self.entries.vec_mut()?;
+        }
+        let from = appender.as_ref().map_or(0, |(k, _)| *k);
         let mut stream = self.io.open(&path, Mode::Update)?;
         let s = stream.as_mut();
         let pos = |o: i64| Self::file_pos(base, hl, o);
@@ -114,7 +137,8 @@ impl SuperChunk {
             .unwrap_or(-1);
         let mut order: Vec<(i64, usize)> = Vec::new();
         let mut fresh: Vec<usize> = Vec::new();
-        for (i, e) in self.entries.iter().enumerate() {
+        for (i, e) in self.entries.iter_from(from).enumerate() {
+            let i = i + from;
             match e?.slot {
                 Slot::Disk(o) if o >= start => order.push((o, i)),
                 Slot::Data(_) => match anchor {
@@ -177,14 +201,36 @@ impl SuperChunk {
             }
         }
         let new_d = cursor;
-        let mut offsets = self.stored_offsets()?;
+        // the offsets the index is encoded from: all, or those from the
+        // appender's last full block on
+        let tail_from = appender.as_ref().map_or(0, |(_, a)| a.tail_from());
+        let mut offsets = self.stored_offsets(tail_from)?;
         for &(i, _, _, to) in &moved {
-            offsets[i] = to;
+            offsets[i - tail_from] = to;
         }
         for &(i, at) in &placed {
-            offsets[i] = at;
+            offsets[i - tail_from] = at;
         }
-        let p = self.parts_with(&offsets, false, new_d)?;
+        let mut appender = appender.map(|(_, a)| a);
+        let appended = match appender.as_mut() {
+            Some(a) => a.encode(n, &offsets)?,
+            None => None,
+        };
+        let p = match appended {
+            Some(idx) => self.parts_with_index(idx, new_d)?,
+            None => {
+                if tail_from > 0 {
+                    // (the appender could not tell: encode it all)
+                    self.entries.vec_mut()?;
+                    offsets = self.stored_offsets(0)?;
+                    for &(i, at) in &placed {
+                        offsets[i] = at;
+                    }
+                }
+                appender = None;
+                self.parts_with(&offsets, false, new_d)?
+            }
+        };
         if p.header.len() as i64 != hl {
             // metalayers changed size: the whole frame is written anew
             return self.rewrite();
@@ -193,6 +239,9 @@ impl SuperChunk {
         let new_end = new_d
             .checked_add(new_tail_len)
             .ok_or(ErrorKind::FileWrite)?;
+
+        // (what a lazily read list of entries still needs of the old index)
+        let rebase = self.entries.plan_rebase()?;
 
         // step 1: what the new layout overwrites of the old frame (its
         // chunks from `start` up to those that stay as they are, with the
@@ -256,6 +305,13 @@ impl SuperChunk {
                 s.write_all_at(pos(at)?, c)?;
             }
         }
+        // (what the next append starts from, once this is written)
+        let ilen = p.index.len();
+        let appender = match appender {
+            Some(a) => Some(a),
+            None if self.index_appends() && !deferring => index::Appender::new(n, &p.index),
+            None => None,
+        };
         let mut tail = p.index;
         tail.extend_from_slice(&p.trailer);
         s.write_all_at(pos(new_d)?, &tail)?;
@@ -279,6 +335,32 @@ impl SuperChunk {
         }
         for &(i, at) in &placed {
             self.entries.get_mut(i)?.slot = Slot::Disk(at);
+        }
+        // what the file holds now is what the next append starts from
+        let index_at = hl + new_d;
+        self.appender = appender.map(|a| (n, a));
+        self.entries.mark_clean();
+        if let Some(mut plan) = rebase {
+            for &(i, at) in &placed {
+                plan.place(i, at);
+            }
+            let mut src = crate::frame::PartSource {
+                at: index_at as u64,
+                bytes: &tail[..ilen],
+            };
+            match index::Lazy::open(&mut src, index_at as u64, ilen as u64, n as u64)? {
+                Some(lazy) => {
+                    let index_io = self.io.clone();
+                    self.entries
+                        .rebase(plan, lazy, new_d, || index_io.open(&path, Mode::Read))?;
+                }
+                // (an index that cannot be read lazily: its entries all
+                // in memory)
+                None => {
+                    let offsets = index::decode(&tail[..ilen], n as i64)?;
+                    self.entries = plan.plain(&offsets, self.chunksize)?;
+                }
+            }
         }
         self.backing = Backing::File {
             path,
@@ -355,9 +437,9 @@ impl SuperChunk {
 
     /// The index entries of a frame file: special offsets, chunk offsets,
     /// and 0 for chunks not written yet (placed by the caller).
-    fn stored_offsets(&self) -> Result<Vec<i64>> {
+    fn stored_offsets(&self, from: usize) -> Result<Vec<i64>> {
         self.entries
-            .iter()
+            .iter_from(from)
             .map(|e| match e?.slot {
                 Slot::Special(k) => Ok(index::special_offset(k)),
                 Slot::Disk(o) | Slot::File(o) => Ok(o),

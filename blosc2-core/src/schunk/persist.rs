@@ -155,6 +155,7 @@ impl SuperChunk {
                 Ok(v)
             }
             Err(e) => {
+                self.appender = None;
                 if let Some(s) = snap {
                     match s.entries {
                         Some(e) => self.entries = e,
@@ -200,8 +201,8 @@ impl SuperChunk {
     /// new one over it where the backend can).
     pub(super) fn flush(&mut self) -> Result<()> {
         // the writes below may overwrite the index entries are still read
-        // from
-        if matches!(self.backing, Backing::File { .. } | Backing::Dir { .. }) {
+        // from (a frame file's flush knows when they do not)
+        if matches!(self.backing, Backing::Dir { .. }) {
             self.entries.vec_mut()?;
         }
         self.pristine_len = None;
@@ -263,6 +264,7 @@ impl SuperChunk {
     /// Write the whole frame anew (new frames, header size changes), which
     /// also compacts the holes updates left in a contiguous file.
     pub(super) fn rewrite(&mut self) -> Result<()> {
+        self.appender = None;
         match &self.backing {
             Backing::Chunks | Backing::MemFrame => Ok(()),
             Backing::Dir { .. } => self.flush(),

@@ -84,6 +84,7 @@ impl SuperChunk {
             lock: None,
             seen: Vec::new(),
             sums: Default::default(),
+            appender: None,
         }
     }
 
