@@ -3,6 +3,7 @@
 //! bytes of the file a change writes.
 
 use super::entries::LAZY_FROM_IN_TESTS;
+use super::tests::copy_frame;
 use super::*;
 use crate::frame::index;
 use std::path::Path;
@@ -91,20 +92,6 @@ fn frames(name: &str, n: usize) -> [PathBuf; 2] {
     })
     .unwrap();
     [file, dir]
-}
-
-fn copy_frame(from: &Path, to: &Path) {
-    let _ = std::fs::remove_file(to);
-    let _ = std::fs::remove_dir_all(to);
-    if from.is_dir() {
-        std::fs::create_dir(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    } else {
-        std::fs::copy(from, to).unwrap();
-    }
 }
 
 /// All bytes of a frame file or directory, by file name.
@@ -254,9 +241,10 @@ fn a_failed_change_leaves_a_lazily_read_frame_readable() {
     }
 }
 
-#[test]
-fn a_frame_of_a_million_special_chunks_opens_without_its_index() {
-    let path = tmp("million.b2frame");
+/// A frame file of `items` zero items of 4 bytes in chunks of 4 KiB,
+/// written by a special fill.
+fn zero_frame(name: &str, items: i64) -> PathBuf {
+    let path = tmp(name);
     let mut sc = SuperChunk::new(Storage {
         contiguous: true,
         urlpath: Some(path.clone()),
@@ -264,9 +252,13 @@ fn a_frame_of_a_million_special_chunks_opens_without_its_index() {
         ..Storage::default()
     })
     .unwrap();
-    sc.fill_special(1_000_000 * 1024 + 7, Special::Zero, 4096)
-        .unwrap();
-    drop(sc);
+    sc.fill_special(items, Special::Zero, 4096).unwrap();
+    path
+}
+
+#[test]
+fn a_frame_of_a_million_special_chunks_opens_without_its_index() {
+    let path = zero_frame("million.b2frame", 1_000_000 * 1024 + 7);
     // (the library's own threshold)
     let sc = SuperChunk::open(&path, 0, crate::io::default_backend()).unwrap();
     assert!(sc.entries.is_lazy());
@@ -282,17 +274,7 @@ fn a_frame_of_a_million_special_chunks_opens_without_its_index() {
     drop(sc);
     // appends go from its index as stored (one repeated value), when they
     // keep the chunk size fixed
-    let path = tmp("million-full.b2frame");
-    let mut sc = SuperChunk::new(Storage {
-        contiguous: true,
-        urlpath: Some(path.clone()),
-        cparams: cparams(),
-        ..Storage::default()
-    })
-    .unwrap();
-    sc.fill_special(1_000_000 * 1024, Special::Zero, 4096)
-        .unwrap();
-    drop(sc);
+    let path = zero_frame("million-full.b2frame", 1_000_000 * 1024);
     let other = tmp("million-whole.b2frame");
     copy_frame(&path, &other);
     let mut fast = SuperChunk::open(&path, 0, crate::io::default_backend()).unwrap();

@@ -1049,7 +1049,7 @@ fn content_of(sc: &SuperChunk) -> Result<Content> {
     Ok(Content { chunks, vlmeta })
 }
 
-fn copy_frame(from: &Path, to: &Path) {
+pub(super) fn copy_frame(from: &Path, to: &Path) {
     let _ = std::fs::remove_file(to);
     let _ = std::fs::remove_dir_all(to);
     if from.is_dir() {
