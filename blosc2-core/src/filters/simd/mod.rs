@@ -4,8 +4,8 @@
 //! The public filter functions always use [`Kernel::best`]; the `*_with`
 //! functions here take the kernel explicitly so tests and benchmarks can run
 //! every implementation on the same machine. Asking for a kernel the CPU
-//! lacks silently downgrades to the best one it has, which keeps these
-//! functions safe to call with any argument.
+//! lacks (or one of another architecture) silently downgrades to the best
+//! one it has, which keeps these functions safe to call with any argument.
 //!
 //! All kernels produce byte-identical output: the scalar module is the
 //! reference and the tests below compare every vector kernel against it.
@@ -17,10 +17,17 @@ pub(crate) mod scalar;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod avx2;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod sse2;
 
 /// An implementation of the transposition kernels.
+///
+/// The order is only meaningful among the kernels of one architecture
+/// (there, later ones are faster and imply the earlier ones): Neon comes
+/// last because it was added last, and comparing it with the x86 kernels
+/// means nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kernel {
     /// Portable Rust, the reference implementation.
@@ -32,12 +39,37 @@ pub enum Kernel {
     /// x86 AVX2 plus GFNI, whose affine instruction does an 8x8 bit
     /// transpose in one step (bit shuffles only; byte shuffles are AVX2's).
     Gfni,
+    /// aarch64 NEON (128-bit vectors): byte and bit shuffles of every
+    /// typesize, and the BYTEDELTA and DELTA decoders. The `no-neon`
+    /// feature (CMake's `DEACTIVATE_NEON`) keeps it from being selected.
+    Neon,
 }
 
 // 0 = not probed yet, otherwise 1 + the Kernel's position in `ALL`.
 static BEST: AtomicU8 = AtomicU8::new(0);
 
-const ALL: [Kernel; 4] = [Kernel::Scalar, Kernel::Sse2, Kernel::Avx2, Kernel::Gfni];
+const ALL: [Kernel; 5] = [
+    Kernel::Scalar,
+    Kernel::Sse2,
+    Kernel::Avx2,
+    Kernel::Gfni,
+    Kernel::Neon,
+];
+
+/// The kernels this architecture has code for, slowest first. Each implies
+/// the ones before it, so the usable ones are always a prefix, ending at
+/// whatever `probe` found.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const CHAIN: &[Kernel] = &[Kernel::Scalar, Kernel::Sse2, Kernel::Avx2, Kernel::Gfni];
+#[cfg(target_arch = "aarch64")]
+const CHAIN: &[Kernel] = &[Kernel::Scalar, Kernel::Neon];
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")))]
+const CHAIN: &[Kernel] = &[Kernel::Scalar];
+
+/// Position of `k` in this architecture's [`CHAIN`], if it is there.
+fn rank(k: Kernel) -> Option<usize> {
+    CHAIN.iter().position(|&x| x == k)
+}
 
 impl Kernel {
     /// The fastest kernel this CPU supports, probed once and cached.
@@ -60,15 +92,20 @@ impl Kernel {
     /// Every kernel usable on this CPU, slowest first (always starts with
     /// [`Kernel::Scalar`]).
     pub fn available() -> Vec<Kernel> {
-        let best = Kernel::best();
-        ALL.iter().copied().filter(|&k| k <= best).collect()
+        // `probe` only answers kernels of CHAIN; 0 (scalar only) otherwise.
+        let top = rank(Kernel::best()).unwrap_or(0);
+        CHAIN[..=top].to_vec()
     }
 
     /// `self` if the CPU supports it, otherwise the best kernel it does.
-    /// The kernels form a chain (each implies the ones before), so `min`
-    /// works.
+    /// A kernel of another architecture (Neon on x86, Avx2 on Arm) is
+    /// never supported, so it gets the best one too.
     fn usable(self) -> Kernel {
-        self.min(Kernel::best())
+        let best = Kernel::best();
+        match (rank(self), rank(best)) {
+            (Some(k), Some(b)) if k <= b => self,
+            _ => best,
+        }
     }
 }
 
@@ -89,13 +126,18 @@ fn probe() -> Kernel {
     }
 }
 
-/// Only the scalar kernels on Arm so far. NEON kernels belong here, behind
-/// `cfg!(not(feature = "no-neon"))` and
-/// `std::arch::is_aarch64_feature_detected!("neon")`, as AVX2's are behind
-/// `no-avx2` above; until then `no-neon` changes nothing.
+/// NEON unless the build says `no-neon` (CMake's DEACTIVATE_NEON), as
+/// `no-avx2` does for AVX2 above; the NEON code stays compiled either way.
+/// NEON is part of the baseline of Rust's usual aarch64 targets, so the
+/// run-time check practically always succeeds; it is what makes the
+/// `unsafe` calls below sound on a target where it is not.
 #[cfg(target_arch = "aarch64")]
 fn probe() -> Kernel {
-    Kernel::Scalar
+    if cfg!(not(feature = "no-neon")) && std::arch::is_aarch64_feature_detected!("neon") {
+        Kernel::Neon
+    } else {
+        Kernel::Scalar
+    }
 }
 
 #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")))]
@@ -141,6 +183,10 @@ fn shuffle_exact(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: as above, for SSE2.
         Kernel::Sse2 => unsafe { sse2::shuffle_exact(ts, src, dst) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: `usable` only returns Neon when the CPU was detected to
+        // support it.
+        Kernel::Neon => unsafe { neon::shuffle_exact(ts, src, dst) },
         _ => scalar::shuffle_exact(ts, src, dst),
     }
 }
@@ -155,6 +201,9 @@ fn unshuffle_exact(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: as above, for SSE2.
         Kernel::Sse2 => unsafe { sse2::unshuffle_exact(ts, src, dst) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: `usable` only returns Neon when the CPU supports it.
+        Kernel::Neon => unsafe { neon::unshuffle_exact(ts, src, dst) },
         _ => scalar::unshuffle_exact(ts, src, dst),
     }
 }
@@ -172,6 +221,9 @@ fn bits_to_rows(k: Kernel, plane: &[u8], rows: &mut [u8]) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: as above, for SSE2.
         Kernel::Sse2 => unsafe { sse2::bits_to_rows(plane, rows) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: `usable` only returns Neon when the CPU supports it.
+        Kernel::Neon => unsafe { neon::bits_to_rows(plane, rows) },
         _ => scalar::bits_to_rows_from(plane, rows, 0),
     }
 }
@@ -189,6 +241,9 @@ fn rows_to_bits(k: Kernel, rows: &[u8], plane: &mut [u8]) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: as above, for SSE2.
         Kernel::Sse2 => unsafe { sse2::rows_to_bits(rows, plane) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: `usable` only returns Neon when the CPU supports it.
+        Kernel::Neon => unsafe { neon::rows_to_bits(rows, plane) },
         _ => scalar::rows_to_bits_from(rows, plane, 0),
     }
 }
@@ -199,14 +254,17 @@ fn rows_to_bits(k: Kernel, rows: &[u8], plane: &mut [u8]) {
 /// caller finishes the rest from there.
 pub(crate) fn prefix_xor(k: Kernel, buf: &mut [u8], w: usize) -> usize {
     debug_assert!(matches!(w, 1 | 2 | 4 | 8));
-    // only x86 has a vector kernel for this so far
-    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    // only x86 and aarch64 have vector kernels for this
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")))]
     let _ = buf;
     match k.usable() {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `usable` returns Sse2 or better only when the CPU has
         // SSE2 (every later kernel implies it).
         Kernel::Sse2 | Kernel::Avx2 | Kernel::Gfni => unsafe { sse2::prefix_xor(buf, w) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: `usable` only returns Neon when the CPU supports it.
+        Kernel::Neon => unsafe { neon::prefix_xor(buf, w) },
         _ => 0,
     }
 }
@@ -214,7 +272,8 @@ pub(crate) fn prefix_xor(k: Kernel, buf: &mut [u8], w: usize) -> usize {
 /// One-pass bitshuffle of whole 8-element groups where the kernel has one
 /// for `ts`; false if not (nothing written).
 fn fused_bitshuffle(k: Kernel, ts: usize, src: &[u8], dst: &mut [u8]) -> bool {
-    // only x86 has fused kernels so far
+    // Only x86 has fused kernels. (On aarch64 the two passes of
+    // `bitshuffle_with` both run NEON already.)
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     let _ = (ts, src, dst);
     match k.usable() {
@@ -255,6 +314,9 @@ pub fn prefix_sum_with(k: Kernel, src: &[u8], dst: &mut [u8]) {
         // SAFETY: `usable` only returns Sse2 or a later kernel (all of which
         // imply SSE2) when the CPU supports it.
         Kernel::Sse2 | Kernel::Avx2 | Kernel::Gfni => unsafe { sse2::prefix_sum(src, dst) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: `usable` only returns Neon when the CPU supports it.
+        Kernel::Neon => unsafe { neon::prefix_sum(src, dst) },
         _ => scalar::prefix_sum(src, dst),
     }
 }
@@ -497,10 +559,154 @@ mod tests {
     }
 
     #[test]
+    #[cfg(all(feature = "no-neon", target_arch = "aarch64"))]
+    fn no_neon_stays_scalar() {
+        assert_eq!(Kernel::best(), Kernel::Scalar);
+        assert_eq!(Kernel::available(), [Kernel::Scalar]);
+        assert_eq!(Kernel::Neon.usable(), Kernel::Scalar);
+    }
+
+    #[test]
+    #[cfg(all(not(feature = "no-neon"), target_arch = "aarch64"))]
+    fn neon_is_selected_on_aarch64() {
+        // Linux requires NEON (ASIMD) on aarch64, and qemu-user has it.
+        assert_eq!(Kernel::best(), Kernel::Neon);
+        assert_eq!(Kernel::available(), [Kernel::Scalar, Kernel::Neon]);
+        assert_eq!(Kernel::Neon.usable(), Kernel::Neon);
+    }
+
+    #[test]
     fn best_is_cached_and_available() {
         assert_eq!(Kernel::best(), Kernel::best());
-        assert_eq!(Kernel::available()[0], Kernel::Scalar);
-        assert_eq!(*Kernel::available().last().unwrap(), Kernel::best());
+        let avail = Kernel::available();
+        assert_eq!(avail[0], Kernel::Scalar);
+        assert_eq!(*avail.last().unwrap(), Kernel::best());
+        for k in ALL {
+            let want = if avail.contains(&k) {
+                k
+            } else {
+                Kernel::best()
+            };
+            assert_eq!(k.usable(), want, "{k:?}");
+        }
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         assert_eq!(Kernel::Avx2.usable(), Kernel::best().min(Kernel::Avx2));
+    }
+
+    /// Naive running XOR of `w`-byte units, DELTA's first-block decode.
+    fn naive_prefix_xor(buf: &[u8], w: usize) -> Vec<u8> {
+        let mut out = buf.to_vec();
+        for i in w..out.len() {
+            out[i] ^= out[i - w];
+        }
+        out
+    }
+
+    /// `prefix_xor` with `k` on `src`: the bytes it claims are the running
+    /// XOR, the rest are untouched.
+    fn check_prefix_xor(k: Kernel, src: &[u8], w: usize) {
+        let mut buf = src.to_vec();
+        let done = prefix_xor(k, &mut buf, w);
+        assert!(
+            done.is_multiple_of(16) && done <= src.len(),
+            "{k:?} w {w} done {done}"
+        );
+        let want = naive_prefix_xor(src, w);
+        assert_eq!(buf[..done], want[..done], "{k:?} w {w} len {}", src.len());
+        assert_eq!(buf[done..], src[done..], "{k:?} w {w} len {}", src.len());
+    }
+
+    #[test]
+    fn foreign_kernels_fall_back() {
+        // Kernels this architecture has no code for.
+        let foreign: Vec<Kernel> = ALL.iter().copied().filter(|&k| rank(k).is_none()).collect();
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        assert_eq!(foreign, [Kernel::Neon]);
+        #[cfg(target_arch = "aarch64")]
+        assert_eq!(foreign, [Kernel::Sse2, Kernel::Avx2, Kernel::Gfni]);
+        for k in foreign {
+            assert_eq!(k.usable(), Kernel::best(), "{k:?}");
+            assert!(!Kernel::available().contains(&k), "{k:?}");
+            for ts in [1, 2, 3, 4, 7, 8, 16, 40] {
+                let len = 300 * ts + 5;
+                let src = data(len, ts as u64);
+                for (name, transform) in TRANSFORMS {
+                    let mut want = vec![0u8; len];
+                    let mut out = vec![0xA5u8; len];
+                    transform(Kernel::Scalar, ts, &src, &mut want);
+                    transform(k, ts, &src, &mut out);
+                    assert_eq!(out, want, "{name} {k:?} ts {ts}");
+                }
+                let mut want = vec![0u8; len];
+                let mut out = vec![0xA5u8; len];
+                prefix_sum_with(Kernel::Scalar, &src, &mut want);
+                prefix_sum_with(k, &src, &mut out);
+                assert_eq!(out, want, "prefix_sum {k:?} ts {ts}");
+            }
+            for w in [1, 2, 4, 8] {
+                check_prefix_xor(k, &data(1000 + w, w as u64), w);
+            }
+        }
+    }
+
+    type Transform = fn(Kernel, usize, &[u8], &mut [u8]);
+
+    const TRANSFORMS: [(&str, Transform); 4] = [
+        ("shuffle", shuffle_with),
+        ("unshuffle", unshuffle_with),
+        ("bitshuffle", bitshuffle_with),
+        ("bitunshuffle", bitunshuffle_with),
+    ];
+
+    /// Every available kernel against scalar on seeded random shapes:
+    /// typesizes 1..=64 and some odd larger ones, lengths from empty to
+    /// tens of KiB, some with a partial element or group at the end and
+    /// some whole multiples of 16 elements (no scalar tail at all). Also
+    /// the inverses on arbitrary input, not just on their forward output.
+    #[test]
+    fn random_shapes_match_scalar() {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = move |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 16) as usize % bound.max(1)
+        };
+        let odd = [65, 96, 100, 127, 128, 129, 200, 255, 256, 257, 333, 1000];
+        let kernels = Kernel::available();
+        for case in 0..500 {
+            let ts = if case % 5 == 4 {
+                odd[next(odd.len())]
+            } else {
+                1 + next(64)
+            };
+            let mut len = match next(4) {
+                0 => next(40 * ts),
+                1 | 2 => next(4096),
+                _ => next(70_000),
+            };
+            if next(3) == 0 {
+                len = len / (16 * ts) * (16 * ts);
+            }
+            let src = data(len, case);
+            for (name, transform) in TRANSFORMS {
+                let mut want = vec![0u8; len];
+                transform(Kernel::Scalar, ts, &src, &mut want);
+                for &k in &kernels {
+                    let mut out = vec![0xA5u8; len];
+                    transform(k, ts, &src, &mut out);
+                    assert!(out == want, "{name} {k:?} ts {ts} len {len}");
+                }
+            }
+            let mut want_sum = vec![0u8; len];
+            prefix_sum_with(Kernel::Scalar, &src, &mut want_sum);
+            let w = [1, 2, 4, 8][case as usize % 4];
+            for &k in &kernels {
+                let mut out = vec![0x5Au8; len];
+                prefix_sum_with(k, &src, &mut out);
+                assert!(out == want_sum, "prefix_sum {k:?} len {len}");
+                check_prefix_xor(k, &src, w);
+            }
+        }
     }
 }
