@@ -128,24 +128,32 @@ static void run_config(int ci, config_t *c, int generate) {
     int cb = blosc2_schunk_get_chunk(sc, k, &chunk, &needs_free);
     REQUIRE(cb > 0);
     uint32_t h = fnv(chunk, (size_t)cb);
+    /* (big-endian: other bytes, and LZ4, which hashes native words, finds
+     * other matches: other sizes too; see check.h) */
+    int same_bytes = !check_host_big_endian();
+    int lz4 = c->compcode == BLOSC_LZ4 || c->compcode == BLOSC_LZ4HC;
     if (generate) {
       printf(" %d 0x%08x", cb, h);
     } else if (c->cbytes[k] != 0) {
-      if (cb != c->cbytes[k] || h != c->hash[k])
+      if (same_bytes && (cb != c->cbytes[k] || h != c->hash[k]))
         fprintf(stderr, "%s chunk %d: %d bytes hash %08x, 3.3.5 made %d bytes hash %08x\n", c->name, k, cb,
                 h, c->cbytes[k], c->hash[k]);
-      CHECK_EQ_INT(cb, c->cbytes[k]);
-      CHECK_EQ_INT(h, c->hash[k]);
+      if (same_bytes || !lz4) CHECK_EQ_INT(cb, c->cbytes[k]);
+      if (same_bytes) CHECK_EQ_INT(h, c->hash[k]);
     }
     CHECK_EQ_INT(blosc2_schunk_decompress_chunk(sc, k, back, (int32_t)nbytes), (int)nbytes);
+    if (c->filter != 33) CHECK(memcmp(back, buf, nbytes) == 0);
+    check_to_le_items(back, nbytes, c->ts);
     uint32_t dh = fnv(back, nbytes);
     if (generate) {
       printf(" 0x%08x", dh);
     } else if (c->cbytes[k] != 0) {
+      if (dh != c->dhash[k])
+        fprintf(stderr, "%s chunk %d: decoded hash %08x, 3.3.5 decoded %08x\n", c->name, k, dh, c->dhash[k]);
       CHECK_EQ_INT(dh, c->dhash[k]);
     }
-    /* lossless ones give the input back; NDMEAN the same means as 3.3.5 */
-    if (c->filter != 33) CHECK(memcmp(back, buf, nbytes) == 0);
+    /* (above: lossless ones give the input back; NDMEAN the same means as
+     * 3.3.5, by the decoded hash) */
     if (needs_free) free(chunk);
   }
   if (generate) printf("\n");

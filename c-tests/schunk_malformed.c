@@ -66,7 +66,6 @@ static void put_be32(uint8_t *p, uint32_t v) {
   p[2] = (uint8_t)(v >> 8);
   p[3] = (uint8_t)v;
 }
-static void put_le32(uint8_t *p, int32_t v) { memcpy(p, &v, 4); }
 
 /* A copy of `f` is opened with from_buffer (both ways) and must be refused. */
 static void refused(const uint8_t *f, int64_t len, const char *what) {
@@ -191,8 +190,7 @@ int main(void) {
   /* the offsets chunk's payload overwritten with 0xff */
   memcpy(f, good, len);
   int64_t idx = header_len + cbytes;
-  int32_t icb;
-  memcpy(&icb, f + idx + 12, 4);
+  int32_t icb = check_le32(f + idx + 12);
   memset(f + idx + 32, 0xff, icb - 32);
   refused(f, len, "offsets payload 0xff");
   fp = fopen(path, "wb");
@@ -256,9 +254,8 @@ int main(void) {
 
   /* chunk 1's cbytes inflated to INT32_MAX: refused at open, or lazily */
   memcpy(f, good, len);
-  int32_t c0;
-  memcpy(&c0, f + header_len + 12, 4);
-  put_le32(f + header_len + c0 + 12, INT32_MAX);
+  int32_t c0 = check_le32(f + header_len + 12);
+  check_put_le32(f + header_len + c0 + 12, INT32_MAX);
   sc = blosc2_schunk_from_buffer(f, len, false);
   if (sc != NULL) {
     blosc2_schunk_avoid_cframe_free(sc, true);

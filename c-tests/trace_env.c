@@ -43,7 +43,9 @@ static int child(const char *mode, const char *arg) {
 static int run_traced(const char *self, const char *mode, const char *arg,
                       char *out, size_t outlen) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "BLOSC_TRACE=1 '%s' %s '%s' 2>&1", self, mode, arg);
+  /* under emulation (c-tests/run.sh's C_TESTS_RUNNER) the child needs it too */
+  const char *runner = getenv("C_TESTS_RUNNER");
+  snprintf(cmd, sizeof cmd, "BLOSC_TRACE=1 %s '%s' %s '%s' 2>&1", runner ? runner : "", self, mode, arg);
   FILE *p = popen(cmd, "r");
   REQUIRE(p != NULL);
   size_t n = fread(out, 1, outlen - 1, p);
@@ -123,7 +125,8 @@ int main(int argc, char **argv) {
 
   /* and silence without the variable */
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "env -u BLOSC_TRACE '%s' null - 2>&1", argv[0]);
+  const char *runner = getenv("C_TESTS_RUNNER");
+  snprintf(cmd, sizeof cmd, "env -u BLOSC_TRACE %s '%s' null - 2>&1", runner ? runner : "", argv[0]);
   FILE *p = popen(cmd, "r");
   REQUIRE(p != NULL);
   char line[1024];

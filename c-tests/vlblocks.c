@@ -129,12 +129,10 @@ static void errors(const uint8_t *chunk, int32_t csize, uint8_t **blocks) {
   /* corrupt block starts and sizes are header errors, never a crash */
   uint8_t *c = malloc((size_t)csize);
   memcpy(c, chunk, (size_t)csize);
-  int32_t v = csize + 10;
-  memcpy(c + BLOSC_EXTENDED_HEADER_LENGTH + 4, &v, 4);
+  check_put_le32(c + BLOSC_EXTENDED_HEADER_LENGTH + 4, csize + 10);
   CHECK_EQ_INT(blosc2_vldecompress_ctx(dctx, c, csize, dests, dsizes, NB), BLOSC2_ERROR_INVALID_HEADER);
   memcpy(c, chunk, (size_t)csize);
-  v = 1000000;
-  memcpy(c + BLOSC2_CHUNK_BLOCKSIZE, &v, 4);
+  check_put_le32(c + BLOSC2_CHUNK_BLOCKSIZE, 1000000);
   CHECK_EQ_INT(blosc2_vldecompress_ctx(dctx, c, csize, dests, dsizes, NB), BLOSC2_ERROR_READ_BUFFER);
   free(c);
 
