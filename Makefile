@@ -10,7 +10,7 @@
 #                             (e.g. CMAKE_ARGS=-DDEACTIVATE_ZSTD=ON)
 #   make test                 everything CI runs (scripts/run-tests.sh), with a summary
 #   make test-conformance     upstream's own tests and examples on our library
-#   make test-cross           the core's tests under qemu on s390x, i686 and aarch64, and clippy for each (scripts/test-cross.sh)
+#   make test-cross           on s390x, i686 and aarch64 under qemu: clippy, the core's tests, the C library with its C tests and the interop corpora, byte identity across CPUs (scripts/test-cross.sh)
 #   make test-clients         client suites on our library (python-blosc2 and its examples, hdf5plugin, imagecodecs, OpenZL, PyTables, b2h5py; long)
 #   make headers              regenerate include/ from the Rust sources (cbindgen)
 #   make clean

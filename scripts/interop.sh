@@ -25,7 +25,16 @@
 #
 # Environment: SHARED_DIR, INTEROP_STRICT (1), INTEROP_SEED (1),
 # INTEROP_TIMEOUT (per-entry seconds, 20), BLOSC2_REF_3_3_5 /
-# BLOSC2_REF_2_22_1 (reference prefixes; default scripts/fetch-reference.sh).
+# BLOSC2_REF_2_22_1 (reference prefixes; default scripts/fetch-reference.sh),
+# INTEROP_KEEP_CORPUS (a directory: the corpus ours wrote is moved there
+# instead of deleted).
+#
+# Ours on another CPU (scripts/test-cross.sh), the references staying on
+# this host: INTEROP_CC builds our tools (a cross gcc), INTEROP_RUNNER runs
+# them (e.g. "qemu-s390x -L /usr/s390x-linux-gnu"), and entries with one of
+# the features in INTEROP_EXPECT_FEATURES (space-separated manifest
+# features, e.g. special-nan on a big-endian host, where NaN special values
+# are host-order floats by design) count as expected failures.
 set -u
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -75,11 +84,13 @@ nskipped=0
 # and returns upstream's failure value (or aborts), so only the entries that
 # need a missing function fail and the counts track progress as functions land.
 build_tools() {
-    # $1 prefix, $2 outdir, $3 what (gen|check|all), $4 label
+    # $1 prefix, $2 outdir, $3 what (gen|check|all), $4 label, $5 compiler
+    # (default: CC)
     log=$2.build.log
-    if bash "$tools/build.sh" "$1" "$2" "$3" >"$log" 2>&1; then
+    if env ${5:+CC=$5} bash "$tools/build.sh" "$1" "$2" "$3" >"$log" 2>&1; then
         return 0
     fi
+    [ -z "${5:-}" ] || { note "interop: $4 tools do not build with $5 (see $log)"; return 1; }
     stubdir=$2.stubs
     mkdir -p "$stubdir"
     : >"$stubdir/missing.txt"
@@ -169,10 +180,18 @@ for s in json.load(open(sys.argv[1])).get("skipped", []): print(s["id"])' "$5/ma
                 >>"$work/basefail-$1.ids" 2>/dev/null
             sort -u -o "$work/basefail-$1.ids" "$work/basefail-$1.ids"
         fi
+        if [ -n "${INTEROP_EXPECT_FEATURES:-}" ]; then
+            python3 -c 'import json,sys
+want = set(sys.argv[2].split())
+for e in json.load(open(sys.argv[1]))["entries"]:
+    if want & set(e.get("features", [])): print(e["id"])' "$3/manifest.json" "$INTEROP_EXPECT_FEATURES" \
+                >>"$work/basefail-$1.ids"
+            sort -u -o "$work/basefail-$1.ids" "$work/basefail-$1.ids"
+        fi
         if grep -q -E '^[0-9]+ passed' "$base" && grep -q '^PASS' "$out"; then
             unexpected=$(comm -23 "$work/fail-$1.ids" "$work/basefail-$1.ids" | wc -l | tr -d ' ')
             expected=$(comm -12 "$work/fail-$1.ids" "$work/basefail-$1.ids" | wc -l | tr -d ' ')
-            extra=" ($expected also fail with reference 3.3.5 in this role${5:+ or were refused by its writer}, $unexpected unexpected)"
+            extra=" ($expected also fail with reference 3.3.5 in this role${5:+ or were refused by its writer}${INTEROP_EXPECT_FEATURES:+ or have a feature of: $INTEROP_EXPECT_FEATURES}, $unexpected unexpected)"
             comm -23 "$work/fail-$1.ids" "$work/basefail-$1.ids" >"$report/interop-$1-unexpected.txt"
         fi
     fi
@@ -199,8 +218,22 @@ else
     note "interop: reference 3.3.5 unavailable: no baseline, every failure counts as unexpected"
 fi
 
+# Our tools, through the emulator when there is one: each becomes a script
+# that runs the real binary (NAME.bin) under INTEROP_RUNNER.
+ours_tools() {
+    build_tools "$P" "$work/ours" all ours "${INTEROP_CC:-}" || return 1
+    [ -n "${INTEROP_RUNNER:-}" ] || return 0
+    for t in b2gen b2check b2describe; do
+        [ -f "$work/ours/$t" ] || continue
+        mv "$work/ours/$t" "$work/ours/$t.bin"
+        printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$INTEROP_RUNNER" "$work/ours/$t.bin" >"$work/ours/$t"
+        chmod +x "$work/ours/$t"
+    done
+    echo "interop: our tools built with ${INTEROP_CC:-cc}, run through $INTEROP_RUNNER"
+}
+
 # --- ours reads the stored corpora -------------------------------------------
-if build_tools "$P" "$work/ours" all ours; then
+if ours_tools; then
     check_corpus ours-reads-ref-3.3.5 "$work/ours/b2check" "$shared/interop/ref-3.3.5" "$ref3_check"
     check_corpus ours-reads-ref-2.22.1 "$work/ours/b2check" "$shared/interop/ref-2.22.1" "$ref3_check"
     check_corpus ours-reads-upstream-data "$work/ours/b2check" "$shared/upstream-data" "$ref3_check"
@@ -228,14 +261,16 @@ if build_tools "$P" "$work/ours" all ours; then
         fi
         refused=""
         if [ -n "$basecorpus" ]; then
-            # Entries the reference writes but ours refuses are failures of ours.
-            refused=$(python3 -c 'import json,sys
-ids = lambda p: {e["id"] for e in json.load(open(p + "/manifest.json"))["entries"]}
-print(len(ids(sys.argv[2]) - ids(sys.argv[1])))' "$corpus" "$basecorpus" 2>/dev/null)
+            # Entries the reference writes but ours refuses are failures of
+            # ours (unless they have an expected feature).
             python3 -c 'import json,sys
-ids = lambda p: {e["id"] for e in json.load(open(p + "/manifest.json"))["entries"]}
-print("\n".join(sorted(ids(sys.argv[2]) - ids(sys.argv[1]))))' "$corpus" "$basecorpus" \
+ents = lambda p: {e["id"]: e for e in json.load(open(p + "/manifest.json"))["entries"]}
+ours, ref = ents(sys.argv[1]), ents(sys.argv[2])
+want = set(sys.argv[3].split())
+print("\n".join(sorted(i for i in ref if i not in ours and not want & set(ref[i].get("features", [])))))' \
+                "$corpus" "$basecorpus" "${INTEROP_EXPECT_FEATURES:-}" \
                 >"$report/interop-ours-writes-refused.txt" 2>/dev/null
+            refused=$(grep -c . "$report/interop-ours-writes-refused.txt")
             [ "${refused:-0}" = 0 ] || nfailed=$((nfailed + 1))
         fi
         note "interop ours-writes: ${written:-b2gen exit $rc} (seed $seed${refwritten:+; reference 3.3.5: $refwritten}${refused:+; $refused entries the reference writes are refused by ours})"
@@ -262,6 +297,10 @@ print("\n".join(sorted(ids(sys.argv[2]) - ids(sys.argv[1]))))' "$corpus" "$basec
             fi
         done
         rm -rf "$work/corpus-ref-3.3.5"
+    fi
+    if [ -n "${INTEROP_KEEP_CORPUS:-}" ]; then
+        rm -rf "$INTEROP_KEEP_CORPUS"
+        mv "$corpus" "$INTEROP_KEEP_CORPUS"
     fi
     rm -rf "$corpus"
 else

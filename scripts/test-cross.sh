@@ -6,8 +6,22 @@
 #   clippy   cargo clippy --target T -p blosc2-core -p libblosc2-rs-sys
 #            --all-targets -- -D warnings (needs only the rustup target)
 #   test     cargo test -p blosc2-core --target T, run under qemu-user
-#            (s390x is big-endian, i686 is 32-bit, aarch64 has no SIMD
-#            kernel of ours yet and runs the scalar ones)
+#            (s390x is big-endian, i686 is 32-bit, aarch64 runs the NEON
+#            kernels against the scalar ones)
+#   clib     libblosc2.so.9 for T (quick profile, zlib-ng when cmake can be
+#            had), in a prefix build/cross/T/prefix (include/, lib/)
+#   c-tests  c-tests/*.c built with T's gcc against that prefix, run under
+#            qemu (c-tests/run.sh, C_TESTS_PROGRAMS_ONLY): all of them on
+#            CROSS_C_TESTS_FULL (s390x), CROSS_C_TESTS_SMOKE elsewhere
+#   interop  scripts/interop.sh with our tools on T: ours on T reads the
+#            corpora 3.3.5 and 2.22.1 wrote on x86-64 and writes one that
+#            3.3.5 and 2.22.1 read on this host (SKIP without ../shared)
+# and then, over every target:
+#   identity the corpora each CPU wrote compared byte for byte with ours on
+#            x86-64 (CROSS_HOST_PREFIX, default build/test-prefix, which
+#            `make test` installs; SKIP without it) and with 3.3.5's
+#            (scripts/corpus-identity.py prints the table), and ours on
+#            x86-64 reading each CPU's corpus
 #
 # What it needs: the rustup targets, Debian's cross gcc and libc
 # (gcc-s390x-linux-gnu libc6-dev-s390x-cross, gcc-i686-linux-gnu
@@ -28,6 +42,9 @@ cd "$root" || exit 2
 CARGO=${CARGO:-cargo}
 CROSS_TARGETS=${CROSS_TARGETS:-s390x i686 aarch64}
 CROSS_INSTALL=${CROSS_INSTALL:-1}
+CROSS_C_TESTS_FULL=${CROSS_C_TESTS_FULL:-s390x}
+CROSS_C_TESTS_SMOKE=${CROSS_C_TESTS_SMOKE:-api_basics shuffle_api compress_blosc1 context_api null_args schunk_frame schunk_ops schunk_malformed schunk_varchunks b2nd_basic b2nd_shape b2nd_plugins b2nd_zfp vlblocks trace_env}
+SHARED_DIR=${SHARED_DIR:-../shared}
 logs=$root/build/logs
 mkdir -p "$logs"
 summary=""
@@ -142,7 +159,145 @@ for t in $CROSS_TARGETS; do
         record "FAIL $t test ($(elapsed "$t0"); build/logs/cross-$t-test.log)"
         nfail=$((nfail + 1))
     fi
+
+    # --- the C library on this CPU ---------------------------------------------
+    # Built as `make` builds it (zlib-ng when cmake can be had), in the quick
+    # profile (release code without fat LTO: the same bytes, minutes less).
+    t0=$(date +%s)
+    xdir=$root/build/cross/$t
+    xprefix=$xdir/prefix
+    features=""
+    cmake_env=""
+    if cmake=$(sh scripts/ensure-cmake.sh 2>/dev/null); then
+        features="--features libblosc2-rs-cdylib/zlib-ng"
+        cmake_env="CMAKE=$cmake"
+    fi
+    # shellcheck disable=SC2086
+    if env "CARGO_TARGET_${up}_LINKER=$gccp-gcc" "CC_$low=$gccp-gcc" "CXX_$low=$gccp-g++" \
+        "AR_$low=$gccp-ar" $cmake_env \
+        $CARGO build --profile quick -p libblosc2-rs-cdylib --target "$triple" $features \
+        >"$logs/cross-$t-clib.log" 2>&1; then
+        rm -rf "$xprefix"
+        mkdir -p "$xprefix/lib"
+        cp -R include "$xprefix/include"
+        cp "${CARGO_TARGET_DIR:-$root/target}/$triple/quick/libblosc2.so" "$xprefix/lib/libblosc2.so.9"
+        ln -s libblosc2.so.9 "$xprefix/lib/libblosc2.so"
+        record "PASS $t clib: libblosc2.so.9${features:+ with zlib-ng} ($(elapsed "$t0"))"
+    else
+        record "FAIL $t clib ($(elapsed "$t0"); build/logs/cross-$t-clib.log)"
+        record "SKIP $t c-tests: no C library"
+        record "SKIP $t interop: no C library"
+        nfail=$((nfail + 1))
+        continue
+    fi
+    runner="$qemu -L /usr/$gccp"
+
+    # --- c-tests/*.c, compiled with the cross gcc, run under qemu -----------
+    # All of them where CROSS_C_TESTS_FULL says so (s390x, the big-endian
+    # one, by default), a smoke set elsewhere to keep CI's time. The tests'
+    # data generators must compute the values x86-64 computed for the
+    # reference hashes: no fused multiply-adds (aarch64 and s390x have them).
+    # i686's gcc computes doubles on the x87 stack (80-bit intermediates)
+    # unless told to use SSE2, which x86-64 and Rust's i686 target use.
+    fpflags="-ffp-contract=off"
+    [ "$t" = i686 ] && fpflags="$fpflags -msse2 -mfpmath=sse"
+    only=""
+    case " $CROSS_C_TESTS_FULL " in *" $t "*) ;; *) only=$CROSS_C_TESTS_SMOKE ;; esac
+    t0=$(date +%s)
+    if env C_TESTS_PROGRAMS_ONLY=1 CC="$gccp-gcc" CFLAGS="-O2 -g $fpflags" \
+        C_TESTS_RUNNER="$runner" C_TESTS_ONLY="$only" C_TESTS_OUT="$xdir/c-tests" \
+        sh c-tests/run.sh "$xprefix" >"$logs/cross-$t-c-tests.log" 2>&1; then
+        res="PASS"
+    else
+        res="FAIL"
+        nfail=$((nfail + 1))
+    fi
+    counts=$(sed -n 's/^c-tests: \([0-9]* passed.*\)/\1/p' "$logs/cross-$t-c-tests.log" | tail -n 1)
+    record "$res $t c-tests: ${counts:-no summary}${only:+ (smoke set)} ($(elapsed "$t0"); build/logs/cross-$t-c-tests.log)"
+
+    # --- interop corpora: ours on this CPU reads what 3.3.5 and 2.22.1 wrote
+    # on x86-64 and writes a corpus they read there (scripts/interop.sh) ----
+    # Expected besides the reference's own failures, on big-endian only:
+    # NaN special values are host-order floats (as upstream makes them), and
+    # b2gen's own INT_TRUNC expectation copies an item into the low-addressed
+    # bytes of a uint64_t, its high bytes there, so it refuses a correct chunk.
+    expect=""
+    [ "$t" = s390x ] && expect="special-nan b2nd_nans int_trunc"
+    t0=$(date +%s)
+    if [ ! -d "$root/$SHARED_DIR/interop/tools" ] && [ ! -d "$SHARED_DIR/interop/tools" ]; then
+        record "SKIP $t interop: ../shared not found ($SHARED_DIR/interop/tools)"
+        continue
+    fi
+    if env INTEROP_CC="$gccp-gcc" INTEROP_RUNNER="$runner" INTEROP_EXPECT_FEATURES="$expect" \
+        INTEROP_KEEP_CORPUS="$xdir/corpus" SHARED_DIR="$SHARED_DIR" \
+        sh scripts/interop.sh "$xprefix" "$xdir/interop" >"$logs/cross-$t-interop.log" 2>&1; then
+        record "PASS $t interop ($(elapsed "$t0"); build/logs/cross-$t-interop.log)"
+    else
+        record "FAIL $t interop ($(elapsed "$t0"); build/logs/cross-$t-interop.log)"
+        nfail=$((nfail + 1))
+    fi
+    sed -n 's/^interop \([a-z0-9.-]*\): /  \1: /p' "$logs/cross-$t-interop.log"
+    summary="$summary
+$(sed -n 's/^interop \([a-z0-9.-]*\): \(.*\)/  \1: \2/p' "$logs/cross-$t-interop.log")"
 done
+
+# --- byte identity across CPUs, and ours on x86-64 reading each one ---------
+hostp=${CROSS_HOST_PREFIX:-$root/build/test-prefix}
+tools=$SHARED_DIR/interop/tools
+case "$tools" in /*) ;; *) tools=$root/$tools ;; esac
+corpora=""
+for t in $CROSS_TARGETS; do
+    [ -f "$root/build/cross/$t/corpus/manifest.json" ] && corpora="$corpora $t=$root/build/cross/$t/corpus"
+done
+hdir=$root/build/cross/host
+if [ -z "$corpora" ]; then
+    record "SKIP identity: no corpus was written on another CPU"
+elif [ ! -f "$hostp/include/blosc2.h" ] || [ ! -d "$tools" ]; then
+    record "SKIP identity: needs our x86-64 prefix ($hostp: make test installs it) and ../shared ($tools)"
+else
+    t0=$(date +%s)
+    rm -rf "$hdir"
+    mkdir -p "$hdir"
+    ok=1
+    bash "$tools/build.sh" "$hostp" "$hdir/ours" all >"$logs/cross-identity.log" 2>&1 &&
+        "$hdir/ours/b2gen" --seed 1 --quiet "$hdir/corpus-x86-64" >>"$logs/cross-identity.log" 2>&1 || ok=0
+    ref=""
+    if R3=$(sh scripts/fetch-reference.sh 3.3.5 2>>"$logs/cross-identity.log") &&
+        bash "$tools/build.sh" "$R3" "$hdir/ref-3.3.5" gen >>"$logs/cross-identity.log" 2>&1 &&
+        "$hdir/ref-3.3.5/b2gen" --seed 1 --quiet "$hdir/corpus-ref-3.3.5" >>"$logs/cross-identity.log" 2>&1; then
+        ref="3.3.5-x86-64=$hdir/corpus-ref-3.3.5"
+    fi
+    if [ $ok = 1 ]; then
+        # shellcheck disable=SC2086
+        python3 scripts/corpus-identity.py "x86-64=$hdir/corpus-x86-64" $ref $corpora >"$hdir/identity.md"
+        cat "$hdir/identity.md"
+        record "PASS identity ($(elapsed "$t0")): build/cross/host/identity.md"
+        summary="$summary
+$(sed -n 's/^identity: /  /p' "$hdir/identity.md")"
+        # Ours on x86-64 reads what each CPU wrote: every failure must be
+        # one 3.3.5 has on the same corpus (its interop run above).
+        for c in $corpora; do
+            t=${c%%=*}
+            dir=${c#*=}
+            out=$hdir/x86-64-reads-$t.txt
+            "$hdir/ours/b2check" --lenient "$dir" >"$out" 2>&1
+            sed -n 's/^FAIL \([^:]*\):.*/\1/p' "$out" | sort -u >"$hdir/fail-$t.ids"
+            sed -n 's/^FAIL \([^:]*\):.*/\1/p' "$root/build/cross/$t/interop/interop-ref-3.3.5-reads-ours.txt" 2>/dev/null |
+                sort -u >"$hdir/basefail-$t.ids"
+            n=$(comm -23 "$hdir/fail-$t.ids" "$hdir/basefail-$t.ids" | wc -l | tr -d ' ')
+            counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+            if [ -n "$counts" ] && [ "$n" = 0 ]; then
+                record "PASS x86-64-reads-$t: ${counts} (every failure also fails with 3.3.5 reading it)"
+            else
+                record "FAIL x86-64-reads-$t: ${counts:-b2check stopped}, $n failures 3.3.5 does not have (build/cross/host/x86-64-reads-$t.txt)"
+                nfail=$((nfail + 1))
+            fi
+        done
+    else
+        record "FAIL identity: our x86-64 corpus could not be written (build/logs/cross-identity.log)"
+        nfail=$((nfail + 1))
+    fi
+fi
 
 echo
 echo "== cross summary ($(elapsed "$t_all")) =="
