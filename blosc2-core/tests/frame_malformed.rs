@@ -1188,3 +1188,17 @@ fn negative_and_out_of_range_indices() {
         }
     }
 }
+
+/// C-Blosc2 on a big-endian host writes the offsets index in host order
+/// (its issue #467): not a frame of the spec. Read as the spec says, its
+/// entries are neither places in the frame nor special-value markers, so
+/// the frame is refused rather than read wrongly (README, "Other CPUs").
+#[test]
+fn big_endian_host_order_index_is_refused() {
+    let f = good_frame();
+    let swapped: Vec<i64> = decode_index(&f).iter().map(|o| o.swap_bytes()).collect();
+    refused_at_open(
+        &with_offsets(&f, &swapped),
+        "index in big-endian host order",
+    );
+}
