@@ -17,6 +17,13 @@
 
 #include "check.h"
 
+/* Under emulation everything is 10-50 times slower: c-tests/run.sh sets
+ * C_TESTS_TIME_SCALE then, and the time limits grow with it. */
+static unsigned time_scale(void) {
+  const char *scale = getenv("C_TESTS_TIME_SCALE");
+  return scale && atoi(scale) > 0 ? (unsigned)atoi(scale) : 1u;
+}
+
 #define ITEMS 5000 /* int32 per chunk */
 #define NCHUNKS 120
 #define NREADERS 3
@@ -71,9 +78,7 @@ static int reader(bool contiguous, int which) {
   int64_t seen = 0;
   int polls = 0, refreshed = 0;
   unsigned x = 12345u + which;
-  /* under emulation everything is 10-50 times slower (c-tests/run.sh) */
-  const char *scale = getenv("C_TESTS_TIME_SCALE");
-  time_t deadline = time(NULL) + 50 * (scale && atoi(scale) > 0 ? atoi(scale) : 1);
+  time_t deadline = time(NULL) + 50 * time_scale();
   while (seen < NCHUNKS) {
     if (time(NULL) > deadline) return 11;
     int rc = blosc2_schunk_refresh(sc);
@@ -134,7 +139,7 @@ static void run(bool contiguous) {
     pids[p] = fork();
     REQUIRE(pids[p] >= 0);
     if (pids[p] == 0) {
-      alarm(60);
+      alarm(60 * time_scale());
       _exit(p == 0 ? writer(contiguous) : reader(contiguous, p - 1));
     }
   }

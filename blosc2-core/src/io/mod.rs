@@ -2,6 +2,7 @@
 //! [`Backend`], so the default filesystem backend, memory-mapped files and
 //! user callbacks (registered through the C API) are interchangeable.
 
+pub(crate) mod positional;
 pub mod stdio;
 
 use crate::error::{ErrorKind, Result};

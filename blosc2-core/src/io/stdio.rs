@@ -1,10 +1,10 @@
 //! The default filesystem backend: positioned reads and writes on `std::fs`.
 
+use super::positional;
 use super::{open_err, Backend, Mode, Stream};
 use crate::error::{ErrorKind, Result};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 
 pub struct Stdio;
@@ -32,7 +32,7 @@ impl Backend for Stdio {
         std::fs::rename(from, to).map_err(|_| ErrorKind::FileWrite)
     }
     fn identity(&self, path: &Path) -> Option<(u64, u64)> {
-        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+        positional::identity_of_path(path)
     }
     fn remove(&self, path: &Path) -> Result<()> {
         std::fs::remove_file(path).map_err(|_| ErrorKind::FileRemove)
@@ -47,20 +47,16 @@ impl Stream for StdioFile {
             .map_err(|_| ErrorKind::FileRead)
     }
     fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
-        self.f
-            .read_exact_at(buf, pos)
-            .map_err(|_| ErrorKind::FileRead)
+        positional::read_exact_at(&self.f, buf, pos).map_err(|_| ErrorKind::FileRead)
     }
     fn write_all_at(&mut self, pos: u64, data: &[u8]) -> Result<()> {
-        self.f
-            .write_all_at(data, pos)
-            .map_err(|_| ErrorKind::FileWrite)
+        positional::write_all_at(&self.f, data, pos).map_err(|_| ErrorKind::FileWrite)
     }
     fn truncate(&mut self, size: u64) -> Result<()> {
         self.f.set_len(size).map_err(|_| ErrorKind::FileTruncate)
     }
     fn identity(&mut self) -> Option<(u64, u64)> {
-        self.f.metadata().ok().map(|m| (m.dev(), m.ino()))
+        positional::identity_of_file(&self.f)
     }
     fn read_vec_at(&mut self, pos: u64, len: usize) -> Result<Vec<u8>> {
         // read_to_end fills spare capacity without zeroing it first, which

@@ -6,8 +6,8 @@
 //! writer bumps, so a handle learns that another one changed the frame.
 
 use crate::error::{ErrorKind, Result};
+use crate::io::positional;
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// Where the change counter sits in the sidecar.
@@ -68,7 +68,7 @@ impl FrameLock {
         }
         let mut b = [0u8; 8];
         // a fresh (short) sidecar counts as 0
-        let seq = match f.read_at(&mut b, SEQ_AT) {
+        let seq = match positional::read_at(f, &mut b, SEQ_AT) {
             Ok(8) => u64::from_ne_bytes(b),
             Ok(_) => 0,
             Err(_) => {
@@ -77,7 +77,7 @@ impl FrameLock {
             }
         };
         let now = if exclusive { seq.wrapping_add(1) } else { seq };
-        if exclusive && f.write_all_at(&now.to_ne_bytes(), SEQ_AT).is_err() {
+        if exclusive && positional::write_all_at(f, &now.to_ne_bytes(), SEQ_AT).is_err() {
             let _ = f.unlock();
             return Err(ErrorKind::Lock);
         }
