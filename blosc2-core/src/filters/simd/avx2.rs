@@ -21,6 +21,7 @@ use std::arch::x86::*;
 use std::arch::x86_64::*;
 
 use super::scalar;
+use super::tiles::{columns, tiled_groups};
 
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -212,39 +213,13 @@ fn unshuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8], n: usize) -> usize
     groups * 32
 }
 
-/// Column offsets for the tiled kernels: 16-byte columns covering the
-/// element, the last one overlapping its neighbour when `ts % 16 != 0`.
-/// Types narrower than 16 bytes use a single column that reads (shuffle) or
-/// writes (unshuffle) past the element into the following ones.
-fn columns(ts: usize) -> impl Iterator<Item = usize> {
-    let full = ts / 16;
-    let extra = (ts >= 16 && !ts.is_multiple_of(16)).then(|| ts - 16);
-    (0..full.max(1)).map(|q| 16 * q).chain(extra)
-}
-
-/// Groups of 32 elements the tiled kernels may touch without reaching past
-/// `n * ts` with the 16-byte access of the last element.
-fn tiled_groups(ts: usize, n: usize) -> usize {
-    if ts >= 16 {
-        n / 32
-    } else {
-        let len = n * ts;
-        let need = 31 * ts + 16;
-        if len < need {
-            0
-        } else {
-            ((len - need) / (32 * ts) + 1).min(n / 32)
-        }
-    }
-}
-
 /// Shuffle for any other `ts >= 3`, as 16x16 byte tiles.
 #[target_feature(enable = "avx2")]
 fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
     if src.len() < ts * n || dst.len() < ts * n {
         return 0;
     }
-    let groups = tiled_groups(ts, n);
+    let groups = tiled_groups(ts, n, 32);
     let planes = ts.min(16);
     let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
     // Column by column over the whole block, so that only 16 planes are

@@ -21,6 +21,8 @@ mod avx2;
 mod neon;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod sse2;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
+mod tiles;
 
 /// An implementation of the transposition kernels.
 ///

@@ -27,6 +27,7 @@
 use std::arch::aarch64::*;
 
 use super::scalar;
+use super::tiles::{columns, tiled_groups};
 
 #[inline]
 #[target_feature(enable = "neon")]
@@ -290,39 +291,11 @@ fn unshuffle16(src: &[u8], dst: &mut [u8], n: usize) -> usize {
     groups * 16
 }
 
-/// Byte offsets of the 16-byte columns that cover an element: whole
-/// columns, plus one ending at the element's end (overlapping the one
-/// before it) when `ts % 16 != 0`. Elements narrower than 16 bytes get one
-/// column that reaches (shuffle) or spills (unshuffle) into the elements
-/// after them.
-fn columns(ts: usize) -> impl Iterator<Item = usize> {
-    let full = ts / 16;
-    let extra = (ts >= 16 && !ts.is_multiple_of(16)).then(|| ts - 16);
-    (0..full.max(1)).map(|q| 16 * q).chain(extra)
-}
-
-/// Groups of 16 elements whose 16-byte column accesses all end within the
-/// `n * ts` bytes: for `ts < 16` the last element's access reaches
-/// `16 - ts` bytes past it, which must still be inside the block.
-fn tiled_groups(ts: usize, n: usize) -> usize {
-    if ts >= 16 {
-        n / 16
-    } else {
-        let len = n * ts;
-        let need = 15 * ts + 16;
-        if len < need {
-            0
-        } else {
-            ((len - need) / (16 * ts) + 1).min(n / 16)
-        }
-    }
-}
-
 /// Shuffle for any typesize, as 16x16 byte tiles. Column by column over
 /// the block, so only 16 planes are being written at a time.
 #[target_feature(enable = "neon")]
 fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
-    let groups = tiled_groups(ts, n);
+    let groups = tiled_groups(ts, n, 16);
     let planes = ts.min(16);
     for c in columns(ts) {
         for g in 0..groups {
@@ -342,7 +315,7 @@ fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
 /// Inverse of [`shuffle_tiled`].
 #[target_feature(enable = "neon")]
 fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
-    let groups = tiled_groups(ts, n);
+    let groups = tiled_groups(ts, n, 16);
     let planes = ts.min(16);
     for c in columns(ts) {
         for g in 0..groups {

@@ -7,6 +7,7 @@ use std::arch::x86::*;
 use std::arch::x86_64::*;
 
 use super::scalar;
+use super::tiles::{columns, tiled_groups};
 
 #[inline]
 #[target_feature(enable = "sse2")]
@@ -72,31 +73,9 @@ fn unshuffle_pow2<const E: usize>(src: &[u8], dst: &mut [u8], n: usize) -> usize
     groups * 16
 }
 
-/// See `avx2::columns`.
-fn columns(ts: usize) -> impl Iterator<Item = usize> {
-    let full = ts / 16;
-    let extra = (ts >= 16 && !ts.is_multiple_of(16)).then(|| ts - 16);
-    (0..full.max(1)).map(|q| 16 * q).chain(extra)
-}
-
-/// Groups of 16 elements whose 16-byte accesses stay inside `n * ts`.
-fn tiled_groups(ts: usize, n: usize) -> usize {
-    if ts >= 16 {
-        n / 16
-    } else {
-        let len = n * ts;
-        let need = 15 * ts + 16;
-        if len < need {
-            0
-        } else {
-            ((len - need) / (16 * ts) + 1).min(n / 16)
-        }
-    }
-}
-
 #[target_feature(enable = "sse2")]
 fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
-    let groups = tiled_groups(ts, n);
+    let groups = tiled_groups(ts, n, 16);
     let planes = ts.min(16);
     for g in 0..groups {
         for c in columns(ts) {
@@ -117,7 +96,7 @@ fn shuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
 
 #[target_feature(enable = "sse2")]
 fn unshuffle_tiled(ts: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
-    let groups = tiled_groups(ts, n);
+    let groups = tiled_groups(ts, n, 16);
     let planes = ts.min(16);
     for g in 0..groups {
         for c in columns(ts) {
