@@ -82,8 +82,18 @@ all: build
 # CMAKE_C_COMPILER_LAUNCHER is set already), which works around a GCC < 13
 # code generation problem that made zlib compression up to 1.8x slower than
 # the reference's; see the script.
+# lz4's compiles (the cc crate, through lz4-sys) go through
+# cmake/lz4-cc-launcher.sh as a compiler wrapper (HOST_CC, unless HOST_CC or
+# CC_<target> is set already), which makes lz4 hash the little-endian,
+# 64-bit way on every CPU, so that big-endian and 32-bit hosts write the
+# bytes x86-64 writes; see the script.
 build:
-	@if cmake=$$(sh scripts/ensure-cmake.sh); then \
+	@if [ -z "$${HOST_CC:-}" ] && ! echo "$$PWD" | grep -q '[[:space:]]'; then \
+		HOST_CC="$$PWD/cmake/lz4-cc-launcher.sh $${CC:-cc}"; \
+		CC_KNOWN_WRAPPER_CUSTOM=lz4-cc-launcher; \
+		export HOST_CC CC_KNOWN_WRAPPER_CUSTOM; \
+	fi; \
+	if cmake=$$(sh scripts/ensure-cmake.sh); then \
 		echo "make: zlib-ng built with $$cmake"; \
 		echo "$(CARGO) build --release --features libblosc2-rs-cdylib/zlib-ng"; \
 		CMAKE_C_COMPILER_LAUNCHER="$${CMAKE_C_COMPILER_LAUNCHER:-$$PWD/cmake/zlib-ng-cc-launcher.sh}" \

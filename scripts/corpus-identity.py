@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Byte identity of interop corpora written on different CPUs.
 
-    corpus-identity.py NAME=DIR [NAME=DIR ...]
+    corpus-identity.py [--strict NAME[:CODEC,...]]... NAME=DIR [NAME=DIR ...]
 
 Each DIR is a corpus b2gen wrote (manifest.json + files) with the same seed.
 The first one is the baseline; every other one is compared with it entry by
@@ -13,8 +13,11 @@ entry, and a Markdown table says how many entries are:
                  program would), so the files cannot be compared
   differ         same input, other bytes: listed by codec, with the ids
 
-Entries only one side has (refused by one writer) are counted apart. Exit
-status 0 always: this reports, the interop runs decide.
+Entries only one side has (refused by one writer) are counted apart.
+--strict NAME makes the exit status 1 when writer NAME has entries that
+differ, except in the codecs listed after the colon (the ones known to
+depend on the CPU, e.g. i686:zstd); otherwise the exit status is 0: this
+reports, the interop runs decide whether the files read.
 """
 
 import collections
@@ -57,6 +60,12 @@ def codec_of(entry):
 
 def main(args):
     corpora = []
+    strict = {}
+    while args and args[0] == "--strict":
+        name, _, allowed = args[1].partition(":")
+        strict[name] = set(filter(None, allowed.split(",")))
+        args = args[2:]
+    failed = []
     for a in args:
         name, _, path = a.partition("=")
         if not path or not os.path.isfile(os.path.join(path, "manifest.json")):
@@ -94,11 +103,16 @@ def main(args):
         )
         for c, v in sorted(differ.items()):
             notes.append(f"{name} vs {base_name}, {c}: {' '.join(sorted(v))}")
+            if name in strict and c not in strict[name]:
+                failed.append(f"{name} {c}")
     print()
     for n in lines:
         print(f"identity: {n}")
     for n in notes:
         print(f"  {n}")
+    if failed:
+        print(f"identity: NOT IDENTICAL where required: {', '.join(failed)}")
+        return 1
     return 0
 
 

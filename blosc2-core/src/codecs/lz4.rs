@@ -418,6 +418,25 @@ pub(crate) fn golden_input() -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// `same_streams_on_every_host`'s (codec, clevel, size, CRC-32), from
+    /// lz4 1.10.0 on x86-64 (the reference's and ours give the same).
+    const EXPECTED_ON_X86_64: [(&str, u8, usize, u32); 14] = [
+        ("lz4", 1, 4902, 0x106ae780),
+        ("lz4", 5, 4747, 0xbf3d9189),
+        ("lz4", 9, 4603, 0x81106ca1),
+        ("lz4hc", 1, 4597, 0x46f5304c),
+        ("lz4hc", 2, 4597, 0x46f5304c),
+        ("lz4hc", 5, 4574, 0xd68451e5),
+        ("lz4hc", 9, 4574, 0xd68451e5),
+        ("lz4", 1, 101436, 0x0bf1dd7b),
+        ("lz4", 5, 98051, 0x0e504a75),
+        ("lz4", 9, 96614, 0x494cd31d),
+        ("lz4hc", 1, 72155, 0xcbdfa248),
+        ("lz4hc", 2, 72155, 0xcbdfa248),
+        ("lz4hc", 5, 56750, 0x8ac4d6d0),
+        ("lz4hc", 9, 52066, 0xf15653b0),
+    ];
+
     fn sample(n: usize) -> Vec<u8> {
         let mut state = 0x1234_5678u32;
         (0..n)
@@ -520,6 +539,64 @@ mod tests {
                 "clevel {clevel}"
             );
         }
+    }
+
+    /// A 192 KiB input where lz4's hash functions decide the matches: words
+    /// from a small vocabulary with LCG noise, so many positions collide in
+    /// the hash tables and which earlier one is tried depends on the hash.
+    fn collision_input() -> Vec<u8> {
+        let words: [&[u8]; 12] = [
+            b"blosc", b"chunk", b"frame", b"shuffle", b"lz4", b"zstd ", b"block", b"super",
+            b"index", b"trailer", b"meta", b"offsets",
+        ];
+        let mut state = 0x9e37_79b9u32;
+        let mut out = Vec::with_capacity(192 * 1024);
+        while out.len() < 192 * 1024 {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            out.extend_from_slice(words[(state >> 16) as usize % words.len()]);
+            if state.is_multiple_of(5) {
+                out.push((state >> 24) as u8);
+            }
+        }
+        out.truncate(192 * 1024);
+        out
+    }
+
+    /// lz4 and lz4hc give every CPU the streams x86-64 gets (the reference's
+    /// lz4 1.10.0 there), so that files are byte-identical across CPUs. On a
+    /// little-endian 64-bit host that is lz4 as it is; elsewhere it needs the
+    /// hashing patched at build time (cmake/lz4-cc-launcher.sh, which the
+    /// Makefile, CMake and `make test-cross` use; they set
+    /// BLOSC2RS_LZ4_PORTABLE=1 for this test), and a plain `cargo test`
+    /// there compiles lz4 unpatched, so the check is said to be skipped.
+    #[cfg(feature = "bundled-lz4")]
+    #[test]
+    fn same_streams_on_every_host() {
+        let native = cfg!(target_endian = "little") && cfg!(target_pointer_width = "64");
+        if !native && std::env::var_os("BLOSC2RS_LZ4_PORTABLE").is_none() {
+            eprintln!(
+                "same_streams_on_every_host: NOT CHECKED on this host: lz4 was built \
+                 without cmake/lz4-cc-launcher.sh (set BLOSC2RS_LZ4_PORTABLE=1 when it was)"
+            );
+            return;
+        }
+        let inputs = [golden_input(), collision_input()];
+        let mut got = Vec::new();
+        for input in &inputs {
+            let mut c = vec![0u8; input.len() + input.len() / 255 + 16];
+            for clevel in [1u8, 5, 9] {
+                let n = compress(clevel, input, &mut c).unwrap();
+                got.push(("lz4", clevel, n, zlib_rs::crc32(0, &c[..n])));
+            }
+            for clevel in [1u8, 2, 5, 9] {
+                let n = super::super::lz4hc::compress(clevel, input, &mut c).unwrap();
+                got.push(("lz4hc", clevel, n, zlib_rs::crc32(0, &c[..n])));
+            }
+        }
+        if std::env::var_os("BLOSC2RS_PRINT_STREAMS").is_some() {
+            eprintln!("{got:#x?}");
+        }
+        assert_eq!(got, EXPECTED_ON_X86_64);
     }
 
     #[test]
