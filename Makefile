@@ -86,10 +86,16 @@ all: build
 # cmake/lz4-cc-launcher.sh as a compiler wrapper (HOST_CC, unless HOST_CC or
 # CC_<target> is set already), which makes lz4 hash the little-endian,
 # 64-bit way on every CPU, so that big-endian and 32-bit hosts write the
-# bytes x86-64 writes; see the script.
+# bytes x86-64 writes; see the script.  It runs from a copy in cargo's target
+# directory, as with CMake: cargo rebuilds lz4 and everything above it when
+# HOST_CC changes, so every checkout sharing a target directory names the
+# same path.
 build:
-	@if [ -z "$${HOST_CC:-}" ] && ! echo "$$PWD" | grep -q '[[:space:]]'; then \
-		HOST_CC="$$PWD/cmake/lz4-cc-launcher.sh $${CC:-cc}"; \
+	@mkdir -p "$(TARGET_DIR)"; tdir=$$(cd "$(TARGET_DIR)" && pwd); \
+	if [ -z "$${HOST_CC:-}" ] && ! echo "$$tdir" | grep -q '[[:space:]]'; then \
+		cmp -s cmake/lz4-cc-launcher.sh "$$tdir/lz4-cc-launcher.sh" || \
+			cp cmake/lz4-cc-launcher.sh "$$tdir/lz4-cc-launcher.sh"; \
+		HOST_CC="$$tdir/lz4-cc-launcher.sh $${CC:-cc}"; \
 		CC_KNOWN_WRAPPER_CUSTOM=lz4-cc-launcher; \
 		export HOST_CC CC_KNOWN_WRAPPER_CUSTOM; \
 	fi; \
