@@ -76,28 +76,41 @@ for tool in readelf nm ldd; do
     command -v $tool >/dev/null 2>&1 || die "no $tool to check what the extension links"
 done
 
-# What the build needs from the network, checked first so that a host
-# without it says so instead of failing half-way.
+cache=${BLOSC2_PYTHON_CACHE:-$HOME/.cache/blosc2-python}/$VERSION
+mkdir -p "$cache"
+sdist=$cache/blosc2-$VERSION.tar.gz
+pyver=$("$PYTHON" -c 'import sys, platform; print(f"{sys.implementation.name}{sys.version_info[0]}{sys.version_info[1]}-{platform.machine()}")')
+key=$( {
+    cat "$P"/include/blosc2.h "$P"/include/b2nd.h "$P"/include/blosc2/*.h
+    echo "$P $pyver $SDIST_SHA256"
+} | sha256sum | cut -c1-16)
+wheels=$cache/wheel-$key
+wheel=$(ls "$wheels"/blosc2-$VERSION-*.whl 2>/dev/null | head -n 1 || true)
+
+# What this run needs from the network, checked first so that a host
+# without it says so instead of failing half-way: PyPI for a build or a
+# new venv's dependencies, GitHub for a build without PYTHON_BLOSC2_DEPS.
 reachable() {
     "$PYTHON" - "$1" <<'PY' >/dev/null 2>&1
 import sys, urllib.request
 urllib.request.urlopen(sys.argv[1], timeout=15).read(1)
 PY
 }
-index=${PIP_INDEX_URL:-https://pypi.org/simple}
-reachable "${index%/}/blosc2/" || skip "cannot reach $index (pip fetches python-blosc2's dependencies and build tools there)"
-
-deps=${PYTHON_BLOSC2_DEPS:-}
-shared_vendor=${SHARED_DIR:-$root/../shared}/clients/python-blosc2/vendor
-if [ -z "$deps" ] && [ -d "$shared_vendor" ]; then deps=$shared_vendor; fi
-if [ -z "$deps" ]; then
-    reachable https://github.com/Blosc/miniexpr ||
-        skip "cannot reach github.com, where python-blosc2's CMake fetches miniexpr, sleef and minicc (PYTHON_BLOSC2_DEPS=DIR gives them)"
+if [ -z "$wheel" ] || [ ! -d "$VENV" ]; then
+    index=${PIP_INDEX_URL:-https://pypi.org/simple}
+    reachable "${index%/}/blosc2/" ||
+        skip "cannot reach $index (pip fetches python-blosc2's dependencies and build tools there)"
 fi
-
-cache=${BLOSC2_PYTHON_CACHE:-$HOME/.cache/blosc2-python}/$VERSION
-mkdir -p "$cache"
-sdist=$cache/blosc2-$VERSION.tar.gz
+deps=
+if [ -z "$wheel" ]; then
+    deps=${PYTHON_BLOSC2_DEPS:-}
+    shared_vendor=${SHARED_DIR:-$root/../shared}/clients/python-blosc2/vendor
+    if [ -z "$deps" ] && [ -d "$shared_vendor" ]; then deps=$shared_vendor; fi
+    if [ -z "$deps" ]; then
+        reachable https://github.com/Blosc/miniexpr ||
+            skip "cannot reach github.com, where python-blosc2's CMake fetches miniexpr, sleef and minicc (PYTHON_BLOSC2_DEPS=DIR gives them)"
+    fi
+fi
 
 if [ ! -d "$VENV" ]; then
     "$PYTHON" -m venv "$VENV" >/dev/null 2>&1 || {
@@ -105,11 +118,12 @@ if [ ! -d "$VENV" ]; then
         skip "$PYTHON -m venv failed (Debian: apt-get install python3-venv)"
     }
 fi
+VENV=$(cd "$VENV" && pwd)
 py=$VENV/bin/python
 "$py" -m pip --version >/dev/null 2>&1 || skip "the venv $VENV has no pip (Debian: apt-get install python3-venv)"
 pip() { "$py" -m pip --disable-pip-version-check "$@"; }
 
-if [ ! -f "$sdist" ]; then
+if [ -z "$wheel" ] && [ ! -f "$sdist" ]; then
     # pip prepares its metadata on the way (in a build environment of
     # wheels, some seconds); --no-deps: the wheel's dependencies come later.
     tmp=$cache/download.$$
@@ -120,18 +134,13 @@ if [ ! -f "$sdist" ]; then
     mv "$tmp/blosc2-$VERSION.tar.gz" "$sdist"
     rm -rf "$tmp"
 fi
-echo "$SDIST_SHA256  $sdist" | sha256sum -c --quiet - 2>/dev/null || {
-    rm -f "$sdist"
-    die "blosc2-$VERSION.tar.gz does not have the pinned sha256 $SDIST_SHA256 (removed; rerun to fetch it again)"
-}
+if [ -z "$wheel" ]; then
+    echo "$SDIST_SHA256  $sdist" | sha256sum -c --quiet - 2>/dev/null || {
+        rm -f "$sdist"
+        die "blosc2-$VERSION.tar.gz does not have the pinned sha256 $SDIST_SHA256 (removed; rerun to fetch it again)"
+    }
+fi
 
-pyver=$("$py" -c 'import sys, platform; print(f"{sys.implementation.name}{sys.version_info[0]}{sys.version_info[1]}-{platform.machine()}")')
-key=$( {
-    cat "$P"/include/blosc2.h "$P"/include/b2nd.h "$P"/include/blosc2/*.h
-    echo "$P $pyver $SDIST_SHA256"
-} | sha256sum | cut -c1-16)
-wheels=$cache/wheel-$key
-wheel=$(ls "$wheels"/blosc2-$VERSION-*.whl 2>/dev/null | head -n 1 || true)
 if [ -z "$wheel" ]; then
     say "building $VERSION from its sdist against $P (cached in $wheels)"
     build=$cache/build-$key
