@@ -22,8 +22,9 @@
 # ${BLOSC2_PYTHON_CACHE:-~/.cache/blosc2-python}/4.14.1, the wheel per
 # hash of PREFIX's headers and PREFIX's path (what the build depends on:
 # the wheel holds no copy of the library, so a new build of the library
-# under the same headers reuses it).  Cold: about 5 minutes on 2 cores;
-# warm: under a minute (venv and dependencies from pip's cache).
+# under the same headers reuses it).  Cold: 3 minutes on 2 idle cores, 7
+# on a loaded one; warm: 5 to 15 seconds, under a minute with a new venv
+# (its dependencies from pip's cache).
 #
 # The build (pip, with build isolation) fetches scikit-build-core, Cython,
 # numpy, cmake and ninja from PyPI, and python-blosc2's CMake fetches
