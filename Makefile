@@ -12,6 +12,10 @@
 #   make test-conformance     upstream's own tests and examples on our library
 #   make test-cross           on s390x, i686 and aarch64 under qemu: clippy, the core's tests, the C library with its C tests and the interop corpora, byte identity across CPUs (scripts/test-cross.sh)
 #   make test-clients         client suites on our library (python-blosc2 and its examples, hdf5plugin, imagecodecs, OpenZL, PyTables, b2h5py; long)
+#   make python-blosc2 PREFIX=DIR [VENV=DIR]
+#                             python-blosc2 4.14.1 built from its sdist on DIR's
+#                             libblosc2.so.9 into a venv (default DIR/venv), checked
+#                             and smoke-tested (scripts/python-blosc2.sh)
 #   make headers              regenerate include/ from the Rust sources (cbindgen)
 #   make clean
 #
@@ -30,6 +34,8 @@ BINDIR ?= bin
 DESTDIR ?=
 CARGO ?= cargo
 CMAKE_ARGS ?=
+# `make python-blosc2`'s venv; empty: PREFIX/venv.
+VENV ?=
 SHELL = /bin/sh
 
 VERSION = 3.3.5
@@ -69,7 +75,7 @@ INTEROP_STRICT ?= 1
 SHARED_DIR ?= ../shared
 
 .PHONY: all build install install-files uninstall headers test test-cargo test-cross \
-	test-c test-c-ref interop test-conformance test-clients native-static-libs clean
+	test-c test-c-ref interop test-conformance test-clients python-blosc2 native-static-libs clean
 
 all: build
 
@@ -200,6 +206,11 @@ test-clients: build
 	sh scripts/client-pytables.sh "$$PWD/build/prefix"
 	sh scripts/client-pyexamples.sh "$$PWD/build/prefix"
 	sh scripts/client-b2h5py.sh "$$PWD/build/prefix"
+
+# python-blosc2 on an installed prefix (`make install PREFIX=DIR` first):
+# the PyPI wheel carries its own C-Blosc2, so it is built from its sdist.
+python-blosc2:
+	v='$(VENV)'; sh scripts/python-blosc2.sh "$(PREFIX)" $${v:+"$$v"}
 
 # Re-derive LIBS_PRIVATE (rebuilds the staticlib once with the flag); leave
 # -lgcc_s out of what it prints (see LIBS_PRIVATE).

@@ -38,6 +38,12 @@
 #   msrv          cargo check --workspace --all-targets with the toolchain of
 #                 the workspace's rust-version (in target/msrv); SKIP when
 #                 rustup has no such toolchain (.ci/run installs it)
+#   python        scripts/python-blosc2.sh on that prefix (make python-blosc2):
+#                 python-blosc2 4.14.1 built from its sdist against the prefix
+#                 (wheel cached in ~/.cache/blosc2-python; venv in
+#                 build/python-venv, kept between runs), its extension checked
+#                 to load the prefix's libblosc2.so.9, and a smoke test; SKIP
+#                 when python3 3.11+, pip or PyPI is not available
 #   cross         scripts/test-cross.sh: the core's tests under qemu-user on
 #                 s390x (big-endian), i686 (32-bit) and aarch64, and clippy
 #                 for each; a target whose toolchain or emulator cannot be
@@ -63,7 +69,7 @@ CARGO=${CARGO:-cargo}
 MAKE=${MAKE:-make}
 INTEROP_STRICT=${INTEROP_STRICT:-1}
 SHARED_DIR=${SHARED_DIR:-../shared}
-ALL_PARTS="cargo-fmt install c-tests interop conformance cargo-test c-threads cargo-clippy cargo-doc fuzz-smoke cmake-recipes package msrv cross"
+ALL_PARTS="cargo-fmt install c-tests interop conformance cargo-test c-threads cargo-clippy cargo-doc fuzz-smoke cmake-recipes package msrv python cross"
 TEST_PARTS=${TEST_PARTS:-$ALL_PARTS}
 ESSENTIAL_PARTS="install c-tests interop conformance cargo-test"
 TEST_DEADLINE=${TEST_DEADLINE:-}
@@ -295,6 +301,25 @@ part_cmake_recipes() {
     grep -E '^(FAIL|SKIP) ' "$logs/cmake-recipes.log" | sed 's/^/       /' >>"$summary.tmp"
 }
 
+# python-blosc2 built on the installed prefix: what a Python user of this
+# library runs.  The venv lives outside the prefix (which install removes)
+# so that a warm run only reinstalls the cached wheel.
+part_python() {
+    t=$(date +%s)
+    run_logged python env SHARED_DIR="$SHARED_DIR" sh scripts/python-blosc2.sh "$prefix" "$build/python-venv"
+    if [ "$cut" -eq 1 ]; then
+        budget_cut python "stopped after $(elapsed "$t")"
+    elif [ "$rc" -eq 77 ]; then
+        record "SKIP python: $(sed -n 's/^SKIP: //p' "$logs/python.log" | head -n 1)"
+    elif [ "$rc" -eq 0 ]; then
+        record "PASS python ($(elapsed "$t")): $(sed -n 's/^python-blosc2: OK: //p' "$logs/python.log" | tail -n 1)"
+    else
+        record "FAIL python ($(elapsed "$t"), exit $rc; log: build/logs/python.log)"
+        grep 'FAIL: ' "$logs/python.log" | sed 's/^/       /' >>"$summary.tmp"
+        nfail=$((nfail + 1))
+    fi
+}
+
 part_msrv() {
     msrv=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
     # rustup names toolchains by full version: 1.89 would be another channel.
@@ -320,11 +345,11 @@ for part in $ALL_PARTS; do
         cargo-test) simple_part cargo-test "$CARGO" test --workspace --lib --bins --tests $zng_features ;;
         install)
             # the C-side parts need a prefix, so install runs when any of them does
-            if wanted install || wanted c-tests || wanted interop || wanted conformance || wanted c-threads; then
+            if wanted install || wanted c-tests || wanted interop || wanted conformance || wanted c-threads || wanted python; then
                 if time_to_start install; then part_install; fi
             fi
             ;;
-        c-tests | interop | conformance | c-threads)
+        c-tests | interop | conformance | c-threads | python)
             if ! wanted "$part"; then
                 :
             elif [ $installed -eq 0 ]; then
@@ -335,6 +360,7 @@ for part in $ALL_PARTS; do
                     interop) part_interop ;;
                     conformance) part_conformance ;;
                     c-threads) part_c_threads ;;
+                    python) part_python ;;
                 esac
             fi
             ;;
