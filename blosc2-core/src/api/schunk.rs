@@ -40,6 +40,10 @@ use std::path::Path;
 /// ```
 pub struct Schunk {
     inner: SuperChunk,
+    /// Whether the item size is settled: set in the settings, read from a
+    /// frame, or taken from the first write. Until then the first typed
+    /// write decides it.
+    typesize_fixed: bool,
 }
 
 impl std::fmt::Debug for Schunk {
@@ -72,12 +76,36 @@ fn storage(params: &CParams, path: Option<&Path>, contiguous: bool) -> Result<St
 }
 
 impl Schunk {
-    /// A new, empty super-chunk in memory. Its item size is the settings'
-    /// (set it with [`CParams::typesize`]; 1 when unset).
+    fn wrap(inner: SuperChunk, typesize_fixed: bool) -> Schunk {
+        Schunk {
+            inner,
+            typesize_fixed,
+        }
+    }
+
+    /// A new, empty super-chunk in memory.
+    ///
+    /// Its item size is the settings' when they give one
+    /// ([`CParams::typesize`]); otherwise the first typed write
+    /// ([`Schunk::append`], [`Schunk::insert`], ...) takes it from its item
+    /// type, and a byte write ([`Schunk::append_bytes`], [`Writer`]) settles
+    /// it at 1. Once settled, typed writes of items of another size are
+    /// errors.
+    ///
+    /// ```
+    /// use blosc2_core::{CParams, Schunk};
+    ///
+    /// let mut sc = Schunk::new(&CParams::new())?;
+    /// sc.append(&[1.5f64, 2.5, 3.5])?;
+    /// assert_eq!(sc.typesize(), 8);
+    /// assert!(sc.append(&[1u32, 2]).is_err()); // 4-byte items now
+    /// # Ok::<(), blosc2_core::Error>(())
+    /// ```
     pub fn new(params: &CParams) -> Result<Schunk, Error> {
-        Ok(Schunk {
-            inner: SuperChunk::new(storage(params, None, true)?)?,
-        })
+        Ok(Schunk::wrap(
+            SuperChunk::new(storage(params, None, true)?)?,
+            params.get_typesize().is_some(),
+        ))
     }
 
     /// A new, empty super-chunk stored as a contiguous frame file at `path`
@@ -87,7 +115,7 @@ impl Schunk {
         remove_existing(path, false)?;
         let st = storage(params, Some(path), true)?;
         let inner = SuperChunk::new(st).map_err(|k| Error::new(k).with_path(path))?;
-        Ok(Schunk { inner })
+        Ok(Schunk::wrap(inner, params.get_typesize().is_some()))
     }
 
     /// A new, empty super-chunk stored as a sparse frame: a directory at
@@ -97,7 +125,7 @@ impl Schunk {
         remove_existing(path, true)?;
         let st = storage(params, Some(path), false)?;
         let inner = SuperChunk::new(st).map_err(|k| Error::new(k).with_path(path))?;
-        Ok(Schunk { inner })
+        Ok(Schunk::wrap(inner, params.get_typesize().is_some()))
     }
 
     /// Opens a contiguous frame file or a sparse frame directory for
@@ -107,14 +135,12 @@ impl Schunk {
         must_exist(path)?;
         let inner = SuperChunk::open(path, 0, crate::io::default_backend())
             .map_err(|k| Error::new(k).with_path(path))?;
-        Ok(Schunk { inner })
+        Ok(Schunk::wrap(inner, true))
     }
 
     /// A super-chunk in memory from a contiguous frame (copied).
     pub fn from_frame(frame: &[u8]) -> Result<Schunk, Error> {
-        Ok(Schunk {
-            inner: SuperChunk::from_buffer(frame, true)?,
-        })
+        Ok(Schunk::wrap(SuperChunk::from_buffer(frame, true)?, true))
     }
 
     /// The super-chunk as a contiguous frame.
@@ -170,22 +196,31 @@ impl Schunk {
 
     /// Compresses `data` and appends it as a new chunk; returns the new
     /// number of chunks.
+    ///
+    /// The items must be of the super-chunk's item size; the first typed
+    /// write to a super-chunk made without one sets it (see
+    /// [`Schunk::new`]).
     pub fn append<T: Pod>(&mut self, data: &[T]) -> Result<usize, Error> {
+        self.adopt_item::<T>()?;
         self.append_bytes(bytemuck::cast_slice(data))
     }
 
-    /// Compresses bytes and appends them as a new chunk.
+    /// Compresses bytes and appends them as a new chunk (whatever the item
+    /// size; a super-chunk made without one keeps 1).
     pub fn append_bytes(&mut self, data: &[u8]) -> Result<usize, Error> {
+        self.typesize_fixed = true;
         Ok(self.inner.append_buffer(data)? as usize)
     }
 
     /// Appends an already compressed chunk (as [`crate::compress`] makes).
     pub fn append_compressed(&mut self, chunk: &[u8]) -> Result<usize, Error> {
+        self.typesize_fixed = true;
         Ok(self.inner.append_chunk(chunk)? as usize)
     }
 
     /// Compresses `data` and inserts it as chunk `n`.
     pub fn insert<T: Pod>(&mut self, n: usize, data: &[T]) -> Result<usize, Error> {
+        self.adopt_item::<T>()?;
         let n = n_i64(n)?;
         let c = self.inner.compress_chunk(n, bytemuck::cast_slice(data))?;
         Ok(self.inner.insert_chunk(n, &c)? as usize)
@@ -193,6 +228,7 @@ impl Schunk {
 
     /// Compresses `data` and replaces chunk `n` with it.
     pub fn update<T: Pod>(&mut self, n: usize, data: &[T]) -> Result<(), Error> {
+        self.adopt_item::<T>()?;
         let n = n_i64(n)?;
         let c = self.inner.compress_chunk(n, bytemuck::cast_slice(data))?;
         self.inner.update_chunk(n, &c)?;
@@ -247,6 +283,39 @@ impl Schunk {
 
     fn check_item<T>(&self) -> Result<(), Error> {
         check_item_size::<T>(self.typesize(), "a super-chunk")
+    }
+
+    /// Checks that a typed write's items are of the item size, first
+    /// taking `T`'s size as the item size when none is settled yet.
+    fn adopt_item<T>(&mut self) -> Result<(), Error> {
+        let size = std::mem::size_of::<T>();
+        if !self.typesize_fixed && self.inner.nchunks() == 0 && size != self.typesize() {
+            let mut cparams = self.inner.cparams().clone();
+            cparams.typesize = i32::try_from(size)
+                .ok()
+                .filter(|s| (1..=255).contains(s))
+                .ok_or_else(|| {
+                    Error::new(ErrorKind::InvalidParam)
+                        .with_parameter("data")
+                        .with_detail(format!(
+                            "items of {} are {size} bytes, and an item size must be between \
+                             1 and 255: write them as bytes with a `CParams::typesize`",
+                            std::any::type_name::<T>()
+                        ))
+                })?;
+            self.inner.set_cparams(cparams);
+        }
+        self.typesize_fixed = true;
+        if size != self.typesize() {
+            return Err(Error::new(ErrorKind::InvalidParam)
+                .with_parameter("data")
+                .with_detail(format!(
+                    "items of {} are {size} bytes, but this super-chunk holds {}-byte items",
+                    std::any::type_name::<T>(),
+                    self.typesize()
+                )));
+        }
+        Ok(())
     }
 
     /// The chunks in order, each decompressed into bytes.
@@ -384,7 +453,7 @@ impl Schunk {
     /// Wraps an engine super-chunk.
     #[doc(hidden)]
     pub fn from_engine(inner: SuperChunk) -> Schunk {
-        Schunk { inner }
+        Schunk::wrap(inner, true)
     }
 }
 
@@ -514,6 +583,64 @@ mod tests {
         assert_eq!(back, data);
         let joined: Vec<u8> = sc.chunks().flat_map(Result::unwrap).collect();
         assert_eq!(joined, data);
+    }
+
+    #[test]
+    fn the_first_typed_write_sets_the_item_size() {
+        let data: Vec<f64> = (0..1000).map(|i| i as f64 * 0.25).collect();
+        let mut sc = Schunk::new(&CParams::new()).unwrap();
+        assert_eq!(sc.typesize(), 1);
+        sc.append(&data).unwrap();
+        assert_eq!(sc.typesize(), 8);
+        assert_eq!(sc.slice::<f64>(998..1000).unwrap(), [249.5, 249.75]);
+        assert_eq!(sc.cparams().get_typesize(), Some(8));
+        let e = sc.append(&[1u32, 2]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidParam);
+        assert_eq!(e.parameter(), Some("data"));
+        assert!(e.to_string().contains("u32 are 4 bytes"), "{e}");
+        assert!(e.to_string().contains("8-byte items"), "{e}");
+        assert!(sc.insert(0, &[1u16]).is_err());
+        assert!(sc.update(0, &[1u8; 8000]).is_err());
+        assert_eq!(sc.nchunks(), 1);
+        // the same type again is fine
+        sc.append(&data).unwrap();
+        assert_eq!(sc.nchunks(), 2);
+    }
+
+    #[test]
+    fn an_explicit_or_settled_item_size_refuses_other_items() {
+        let mut sc = Schunk::new(&CParams::new().typesize(4)).unwrap();
+        let e = sc.append(&[1.0f64]).unwrap_err();
+        assert!(e.to_string().contains("4-byte items"), "{e}");
+        assert_eq!(sc.nchunks(), 0);
+        sc.append(&[1.0f32]).unwrap();
+
+        let mut bytes = Schunk::new(&CParams::new()).unwrap();
+        bytes.append_bytes(&[0u8; 16]).unwrap();
+        assert!(bytes.append(&[1.0f64, 2.0]).is_err());
+        assert_eq!(bytes.typesize(), 1);
+
+        let back = Schunk::from_frame(&sc.to_frame().unwrap()).unwrap();
+        assert_eq!(back.typesize(), 4);
+
+        // items too large for the chunk format's one-byte item size
+        let mut big = Schunk::new(&CParams::new()).unwrap();
+        let e = big.append(&[[0u8; 256]]).unwrap_err();
+        assert!(e.to_string().contains("between 1 and 255"), "{e}");
+    }
+
+    #[test]
+    fn an_inferred_item_size_reaches_the_frame_file() {
+        let dir = std::env::temp_dir().join(format!("blosc2-api-ts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f.b2frame");
+        let mut sc = Schunk::create(&path, &CParams::new()).unwrap();
+        sc.append(&[1.0f64, 2.0, 3.0]).unwrap();
+        drop(sc);
+        let sc = Schunk::open(&path).unwrap();
+        assert_eq!(sc.typesize(), 8);
+        assert_eq!(sc.slice::<f64>(1..3).unwrap(), [2.0, 3.0]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
