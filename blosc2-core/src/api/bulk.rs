@@ -32,7 +32,7 @@ pub fn compress_with<T: Pod>(data: &[T], params: &CParams) -> Result<Vec<u8>, Er
         bytemuck::cast_slice(data),
         &params
             .clone()
-            .typesize(params.get_typesize().unwrap_or(std::mem::size_of::<T>())),
+            .with_typesize(params.typesize().unwrap_or(std::mem::size_of::<T>())),
     )
 }
 
@@ -95,7 +95,10 @@ mod tests {
                 &[Filter::Shuffle],
                 &[Filter::BitShuffle, Filter::Delta],
             ] {
-                let p = CParams::new().codec(codec).filters(filters).nthreads(2);
+                let p = CParams::new()
+                    .with_codec(codec)
+                    .with_filters(filters)
+                    .with_nthreads(2);
                 let c = compress_with(&data, &p).unwrap();
                 assert_eq!(
                     decompress::<i32>(&c).unwrap(),

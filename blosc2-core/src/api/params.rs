@@ -139,18 +139,20 @@ impl From<SplitMode> for engine::SplitMode {
     }
 }
 
-/// Compression settings, built with chained calls from C-Blosc2's defaults
-/// (BloscLZ, level 5, byte shuffle, one thread).
+/// Compression settings, built with chained `with_*` calls from C-Blosc2's
+/// defaults (BloscLZ, level 5, byte shuffle, one thread); the getters have
+/// the bare names (`codec()`, `clevel()`, ...).
 ///
 /// ```
 /// use blosc2_core::{CParams, Codec, Filter};
 ///
 /// let params = CParams::new()
-///     .codec(Codec::Zstd)
-///     .clevel(7)
-///     .filters(&[Filter::BitShuffle])
-///     .nthreads(2);
-/// assert_eq!(params.get_codec(), Codec::Zstd);
+///     .with_codec(Codec::Zstd)
+///     .with_clevel(7)
+///     .with_filters(&[Filter::BitShuffle])
+///     .with_nthreads(2);
+/// assert_eq!(params.codec(), Codec::Zstd);
+/// assert_eq!(params.clevel(), 7);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[must_use]
@@ -188,13 +190,13 @@ impl CParams {
     }
 
     /// The codec.
-    pub fn codec(mut self, codec: Codec) -> CParams {
+    pub fn with_codec(mut self, codec: Codec) -> CParams {
         self.codec = codec;
         self
     }
 
     /// The compression level, 0 (store) to 9 (best); checked when used.
-    pub fn clevel(mut self, clevel: u8) -> CParams {
+    pub fn with_clevel(mut self, clevel: u8) -> CParams {
         self.clevel = clevel;
         self
     }
@@ -202,64 +204,79 @@ impl CParams {
     /// The item size in bytes (1 to 255), which the shuffle filters group
     /// by. The typed functions take it from the element type; set it for
     /// byte data that holds larger items.
-    pub fn typesize(mut self, typesize: usize) -> CParams {
+    pub fn with_typesize(mut self, typesize: usize) -> CParams {
         self.typesize = Some(typesize);
         self
     }
 
     /// The filters, applied in this order (at most 6; none is allowed).
-    pub fn filters(mut self, filters: &[Filter]) -> CParams {
+    pub fn with_filters(mut self, filters: &[Filter]) -> CParams {
         self.filters = filters.to_vec();
         self
     }
 
     /// The split mode.
-    pub fn splitmode(mut self, mode: SplitMode) -> CParams {
+    pub fn with_splitmode(mut self, mode: SplitMode) -> CParams {
         self.splitmode = mode;
         self
     }
 
     /// Threads to compress and decompress with (1 or more).
-    pub fn nthreads(mut self, nthreads: usize) -> CParams {
+    pub fn with_nthreads(mut self, nthreads: usize) -> CParams {
         self.nthreads = nthreads;
         self
     }
 
     /// The block size in bytes (0, the default, lets the library choose).
-    pub fn blocksize(mut self, blocksize: usize) -> CParams {
+    pub fn with_blocksize(mut self, blocksize: usize) -> CParams {
         self.blocksize = blocksize;
         self
     }
 
     /// Whether Zstd, LZ4 and LZ4HC train a dictionary per chunk.
-    pub fn use_dict(mut self, use_dict: bool) -> CParams {
+    pub fn with_use_dict(mut self, use_dict: bool) -> CParams {
         self.use_dict = use_dict;
         self
     }
 
-    /// The codec set.
-    pub fn get_codec(&self) -> Codec {
+    /// The codec.
+    pub fn codec(&self) -> Codec {
         self.codec
     }
 
-    /// The compression level set.
-    pub fn get_clevel(&self) -> u8 {
+    /// The compression level.
+    pub fn clevel(&self) -> u8 {
         self.clevel
     }
 
-    /// The item size set, if any.
-    pub fn get_typesize(&self) -> Option<usize> {
+    /// The item size in bytes, if set.
+    pub fn typesize(&self) -> Option<usize> {
         self.typesize
     }
 
-    /// The filters set.
-    pub fn get_filters(&self) -> &[Filter] {
+    /// The filters, in the order they run.
+    pub fn filters(&self) -> &[Filter] {
         &self.filters
     }
 
-    /// The thread count set.
-    pub fn get_nthreads(&self) -> usize {
+    /// The split mode.
+    pub fn splitmode(&self) -> SplitMode {
+        self.splitmode
+    }
+
+    /// The thread count.
+    pub fn nthreads(&self) -> usize {
         self.nthreads
+    }
+
+    /// The block size in bytes (0: the library chooses).
+    pub fn blocksize(&self) -> usize {
+        self.blocksize
+    }
+
+    /// Whether a dictionary is trained per chunk.
+    pub fn use_dict(&self) -> bool {
+        self.use_dict
     }
 
     /// The engine's parameters, for items of `default_typesize` bytes unless
@@ -367,12 +384,12 @@ mod tests {
 
     #[test]
     fn bad_values_name_the_parameter() {
-        let e = CParams::new().clevel(10).to_engine(4).unwrap_err();
+        let e = CParams::new().with_clevel(10).to_engine(4).unwrap_err();
         assert_eq!(e.parameter(), Some("clevel"));
         assert_eq!(e.kind(), ErrorKind::InvalidParam);
         let e = CParams::new().to_engine(256).unwrap_err();
         assert_eq!(e.parameter(), Some("typesize"));
-        let e = CParams::new().nthreads(0).to_engine(4).unwrap_err();
+        let e = CParams::new().with_nthreads(0).to_engine(4).unwrap_err();
         assert_eq!(e.parameter(), Some("nthreads"));
     }
 
@@ -388,11 +405,11 @@ mod tests {
             assert_eq!(Codec::from_id(c.id()), Some(c));
         }
         let p = CParams::new()
-            .codec(Codec::Lz4)
-            .filters(&[Filter::Delta, Filter::TruncPrec { bits: 10 }]);
+            .with_codec(Codec::Lz4)
+            .with_filters(&[Filter::Delta, Filter::TruncPrec { bits: 10 }]);
         assert_eq!(
-            CParams::from_engine(&p.to_engine(4).unwrap()).get_filters(),
-            p.get_filters()
+            CParams::from_engine(&p.to_engine(4).unwrap()).filters(),
+            p.filters()
         );
     }
 }

@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorKind};
 use crate::schunk::{Storage, SuperChunk, VerifyReport};
 use bytemuck::Pod;
 use std::io;
-use std::ops::Range;
+use std::ops::{Bound, RangeBounds};
 use std::path::Path;
 
 /// A super-chunk: chunks compressed with the same settings, with
@@ -23,7 +23,7 @@ use std::path::Path;
 /// ```
 /// use blosc2_core::{CParams, Codec, Schunk};
 ///
-/// let mut sc = Schunk::new(&CParams::new().codec(Codec::Lz4).typesize(4))?;
+/// let mut sc = Schunk::new(&CParams::new().with_codec(Codec::Lz4).with_typesize(4))?;
 /// for i in 0..4 {
 ///     let chunk: Vec<i32> = (0..1000).map(|j| i * 1000 + j).collect();
 ///     sc.append(&chunk)?;
@@ -57,10 +57,6 @@ impl std::fmt::Debug for Schunk {
     }
 }
 
-fn n_i64(n: usize) -> Result<i64, Error> {
-    i64::try_from(n).map_err(|_| Error::new(ErrorKind::InvalidIndex))
-}
-
 fn storage(params: &CParams, path: Option<&Path>, contiguous: bool) -> Result<Storage, Error> {
     let cparams = params.to_engine(1)?;
     Ok(Storage {
@@ -86,7 +82,7 @@ impl Schunk {
     /// A new, empty super-chunk in memory.
     ///
     /// Its item size is the settings' when they give one
-    /// ([`CParams::typesize`]); otherwise the first typed write
+    /// ([`CParams::with_typesize`]); otherwise the first typed write
     /// ([`Schunk::append`], [`Schunk::insert`], ...) takes it from its item
     /// type, and a byte write ([`Schunk::append_bytes`], [`Writer`]) settles
     /// it at 1. Once settled, typed writes of items of another size are
@@ -104,7 +100,7 @@ impl Schunk {
     pub fn new(params: &CParams) -> Result<Schunk, Error> {
         Ok(Schunk::wrap(
             SuperChunk::new(storage(params, None, true)?)?,
-            params.get_typesize().is_some(),
+            params.typesize().is_some(),
         ))
     }
 
@@ -115,7 +111,7 @@ impl Schunk {
         remove_existing(path, false)?;
         let st = storage(params, Some(path), true)?;
         let inner = SuperChunk::new(st).map_err(|k| Error::new(k).with_path(path))?;
-        Ok(Schunk::wrap(inner, params.get_typesize().is_some()))
+        Ok(Schunk::wrap(inner, params.typesize().is_some()))
     }
 
     /// A new, empty super-chunk stored as a sparse frame: a directory at
@@ -125,7 +121,7 @@ impl Schunk {
         remove_existing(path, true)?;
         let st = storage(params, Some(path), false)?;
         let inner = SuperChunk::new(st).map_err(|k| Error::new(k).with_path(path))?;
-        Ok(Schunk::wrap(inner, params.get_typesize().is_some()))
+        Ok(Schunk::wrap(inner, params.typesize().is_some()))
     }
 
     /// Opens a contiguous frame file or a sparse frame directory for
@@ -163,8 +159,13 @@ impl Schunk {
     }
 
     /// The number of chunks.
-    pub fn nchunks(&self) -> usize {
-        self.inner.nchunks().max(0) as usize
+    pub fn nchunks(&self) -> u64 {
+        self.inner.nchunks().max(0) as u64
+    }
+
+    /// The number of items held (the bytes held over the item size).
+    pub fn nitems(&self) -> u64 {
+        self.nbytes() / self.typesize().max(1) as u64
     }
 
     /// The item size in bytes.
@@ -200,68 +201,68 @@ impl Schunk {
     /// The items must be of the super-chunk's item size; the first typed
     /// write to a super-chunk made without one sets it (see
     /// [`Schunk::new`]).
-    pub fn append<T: Pod>(&mut self, data: &[T]) -> Result<usize, Error> {
+    pub fn append<T: Pod>(&mut self, data: &[T]) -> Result<u64, Error> {
         self.adopt_item::<T>()?;
         self.append_bytes(bytemuck::cast_slice(data))
     }
 
     /// Compresses bytes and appends them as a new chunk (whatever the item
     /// size; a super-chunk made without one keeps 1).
-    pub fn append_bytes(&mut self, data: &[u8]) -> Result<usize, Error> {
+    pub fn append_bytes(&mut self, data: &[u8]) -> Result<u64, Error> {
         self.typesize_fixed = true;
-        Ok(self.inner.append_buffer(data)? as usize)
+        Ok(self.inner.append_buffer(data)? as u64)
     }
 
     /// Appends an already compressed chunk (as [`crate::compress`] makes).
-    pub fn append_compressed(&mut self, chunk: &[u8]) -> Result<usize, Error> {
+    pub fn append_compressed(&mut self, chunk: &[u8]) -> Result<u64, Error> {
         self.typesize_fixed = true;
-        Ok(self.inner.append_chunk(chunk)? as usize)
+        Ok(self.inner.append_chunk(chunk)? as u64)
     }
 
     /// Compresses `data` and inserts it as chunk `n`.
-    pub fn insert<T: Pod>(&mut self, n: usize, data: &[T]) -> Result<usize, Error> {
+    pub fn insert<T: Pod>(&mut self, n: u64, data: &[T]) -> Result<u64, Error> {
         self.adopt_item::<T>()?;
-        let n = n_i64(n)?;
+        let n = to_i64(n)?;
         let c = self.inner.compress_chunk(n, bytemuck::cast_slice(data))?;
-        Ok(self.inner.insert_chunk(n, &c)? as usize)
+        Ok(self.inner.insert_chunk(n, &c)? as u64)
     }
 
     /// Compresses `data` and replaces chunk `n` with it.
-    pub fn update<T: Pod>(&mut self, n: usize, data: &[T]) -> Result<(), Error> {
+    pub fn update<T: Pod>(&mut self, n: u64, data: &[T]) -> Result<(), Error> {
         self.adopt_item::<T>()?;
-        let n = n_i64(n)?;
+        let n = to_i64(n)?;
         let c = self.inner.compress_chunk(n, bytemuck::cast_slice(data))?;
         self.inner.update_chunk(n, &c)?;
         Ok(())
     }
 
     /// Removes chunk `n`.
-    pub fn delete(&mut self, n: usize) -> Result<usize, Error> {
-        Ok(self.inner.delete_chunk(n_i64(n)?)? as usize)
+    pub fn delete(&mut self, n: u64) -> Result<u64, Error> {
+        Ok(self.inner.delete_chunk(to_i64(n)?)? as u64)
     }
 
     /// Chunk `n`, decompressed into items of `T`.
-    pub fn get<T: Pod>(&self, n: usize) -> Result<Vec<T>, Error> {
-        let nbytes = chunk_nbytes(&self.inner.chunk(n_i64(n)?)?)?;
+    pub fn get<T: Pod>(&self, n: u64) -> Result<Vec<T>, Error> {
+        let i = to_i64(n)?;
+        let nbytes = chunk_nbytes(&self.inner.chunk(i)?)?;
         let mut out = buffer_for::<T>(nbytes, &format!("chunk {n}"))?;
         self.inner
-            .decompress_chunk(n_i64(n)?, bytemuck::cast_slice_mut(&mut out))?;
+            .decompress_chunk(i, bytemuck::cast_slice_mut(&mut out))?;
         Ok(out)
     }
 
     /// Chunk `n` as it is stored, compressed.
-    pub fn compressed_chunk(&self, n: usize) -> Result<Vec<u8>, Error> {
-        Ok(self.inner.chunk(n_i64(n)?)?.into_owned())
+    pub fn compressed_chunk(&self, n: u64) -> Result<Vec<u8>, Error> {
+        Ok(self.inner.chunk(to_i64(n)?)?.into_owned())
     }
 
     /// Items `range` (counted in the super-chunk's item size, across
-    /// chunks) as items of `T`, whose size must be the item size.
-    pub fn slice<T: Pod>(&self, range: Range<u64>) -> Result<Vec<T>, Error> {
+    /// chunks: `10..20`, `..5`, `100..`, `..`) as items of `T`, whose size
+    /// must be the item size.
+    pub fn slice<T: Pod>(&self, range: impl RangeBounds<u64>) -> Result<Vec<T>, Error> {
         self.check_item::<T>()?;
-        let (start, stop) = (to_i64(range.start)?, to_i64(range.end)?);
-        if stop < start {
-            return Err(Error::new(ErrorKind::InvalidParam).with_parameter("range"));
-        }
+        let (start, stop) = item_range(&range, self.nitems())?;
+        let (start, stop) = (to_i64(start)?, to_i64(stop)?);
         let mut out = zeroed::<T>(item_count(stop - start)?)?;
         self.inner
             .get_slice(start, stop, bytemuck::cast_slice_mut(&mut out))?;
@@ -273,8 +274,9 @@ impl Schunk {
     pub fn set_slice<T: Pod>(&mut self, start: u64, data: &[T]) -> Result<(), Error> {
         self.check_item::<T>()?;
         let start = to_i64(start)?;
+        let len = i64::try_from(data.len()).map_err(|_| Error::new(ErrorKind::InvalidParam))?;
         let stop = start
-            .checked_add(n_i64(data.len())?)
+            .checked_add(len)
             .ok_or_else(|| Error::new(ErrorKind::InvalidParam).with_parameter("start"))?;
         self.inner
             .set_slice(start, stop, bytemuck::cast_slice(data))?;
@@ -371,7 +373,7 @@ impl Schunk {
     /// ```
     /// # fn main() -> Result<(), blosc2_core::Error> {
     /// use blosc2_core::{CParams, FrameCheck, Schunk};
-    /// let mut s = Schunk::new(&CParams::new().typesize(4))?;
+    /// let mut s = Schunk::new(&CParams::new().with_typesize(4))?;
     /// s.set_checksums(true)?;
     /// s.append(&[1u32, 2, 3])?;
     /// let back = Schunk::from_frame(&s.to_frame()?)?;
@@ -461,11 +463,36 @@ fn to_i64(v: u64) -> Result<i64, Error> {
     i64::try_from(v).map_err(|_| Error::new(ErrorKind::InvalidIndex))
 }
 
+/// The start and end of `range` over `len` items, or the error of a range
+/// that runs backwards or past the end.
+pub(crate) fn item_range(range: &impl RangeBounds<u64>, len: u64) -> Result<(u64, u64), Error> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => Some(s),
+        Bound::Excluded(&s) => s.checked_add(1),
+        Bound::Unbounded => Some(0),
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.checked_add(1),
+        Bound::Excluded(&e) => Some(e),
+        Bound::Unbounded => Some(len),
+    };
+    match (start, end) {
+        (Some(s), Some(e)) if s <= e && e <= len => Ok((s, e)),
+        _ => Err(Error::new(ErrorKind::InvalidParam)
+            .with_parameter("range")
+            .with_detail(format!(
+                "items {:?}..{:?} asked of {len} items",
+                range.start_bound(),
+                range.end_bound()
+            ))),
+    }
+}
+
 /// The chunks of a [`Schunk`], decompressed ([`Schunk::chunks`]).
 #[derive(Debug)]
 pub struct Chunks<'a> {
     sc: &'a Schunk,
-    next: usize,
+    next: u64,
 }
 
 impl Iterator for Chunks<'_> {
@@ -481,6 +508,7 @@ impl Iterator for Chunks<'_> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.sc.nchunks().saturating_sub(self.next);
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
         (n, Some(n))
     }
 }
@@ -491,7 +519,7 @@ impl ExactSizeIterator for Chunks<'_> {}
 #[derive(Debug)]
 pub struct Reader<'a> {
     sc: &'a Schunk,
-    next: usize,
+    next: u64,
     buf: Vec<u8>,
     pos: usize,
 }
@@ -593,7 +621,7 @@ mod tests {
         sc.append(&data).unwrap();
         assert_eq!(sc.typesize(), 8);
         assert_eq!(sc.slice::<f64>(998..1000).unwrap(), [249.5, 249.75]);
-        assert_eq!(sc.cparams().get_typesize(), Some(8));
+        assert_eq!(sc.cparams().typesize(), Some(8));
         let e = sc.append(&[1u32, 2]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidParam);
         assert_eq!(e.parameter(), Some("data"));
@@ -609,7 +637,7 @@ mod tests {
 
     #[test]
     fn an_explicit_or_settled_item_size_refuses_other_items() {
-        let mut sc = Schunk::new(&CParams::new().typesize(4)).unwrap();
+        let mut sc = Schunk::new(&CParams::new().with_typesize(4)).unwrap();
         let e = sc.append(&[1.0f64]).unwrap_err();
         assert!(e.to_string().contains("4-byte items"), "{e}");
         assert_eq!(sc.nchunks(), 0);
@@ -627,6 +655,25 @@ mod tests {
         let mut big = Schunk::new(&CParams::new()).unwrap();
         let e = big.append(&[[0u8; 256]]).unwrap_err();
         assert!(e.to_string().contains("between 1 and 255"), "{e}");
+    }
+
+    #[test]
+    fn slices_take_any_range() {
+        let mut sc = Schunk::new(&CParams::new()).unwrap();
+        sc.append(&[0u16, 1, 2, 3]).unwrap();
+        sc.append(&[4u16, 5, 6]).unwrap();
+        assert_eq!(sc.nitems(), 7);
+        assert_eq!(sc.slice::<u16>(..).unwrap(), [0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(sc.slice::<u16>(5..).unwrap(), [5, 6]);
+        assert_eq!(sc.slice::<u16>(..=1).unwrap(), [0, 1]);
+        assert_eq!(sc.slice::<u16>(3..=4).unwrap(), [3, 4]);
+        assert!(sc.slice::<u16>(7..).unwrap().is_empty());
+        for bad in [sc.slice::<u16>(6..8), sc.slice::<u16>(..=7)] {
+            assert_eq!(bad.unwrap_err().parameter(), Some("range"));
+        }
+        #[allow(clippy::reversed_empty_ranges)]
+        let backwards = sc.slice::<u16>(4..2);
+        assert!(backwards.is_err());
     }
 
     #[test]
@@ -649,7 +696,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         for sparse in [false, true] {
             let path = dir.join(if sparse { "s.b2frame" } else { "c.b2frame" });
-            let p = CParams::new().typesize(8);
+            let p = CParams::new().with_typesize(8);
             let mut sc = if sparse {
                 Schunk::create_sparse(&path, &p).unwrap()
             } else {
