@@ -115,7 +115,7 @@ pub use api::ndarray::{NdArray, NdArrayBuilder};
 pub use api::params::{CParams, Codec, Filter, SplitMode};
 pub use api::schunk::{Chunks, Reader, Schunk, Writer};
 pub use bytemuck;
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, Reason};
 pub use frame::checksum::Damage;
 pub use schunk::{FrameCheck, VerifyReport};
 

@@ -3,12 +3,12 @@
 
 use super::element::{check_item_size, item_count, zeroed, Element};
 use super::params::CParams;
-use super::paths::{must_exist, remove_existing};
+use super::paths::{frame_reason, must_exist, open_error, remove_existing};
 use super::schunk::item_range;
 use crate::b2nd::array::{Array, Fill, Params};
 use crate::b2nd::meta::DTYPE_NUMPY_FORMAT;
 use crate::chunk::DParams;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Reason};
 use crate::schunk::Storage;
 use bytemuck::Pod;
 use std::ops::RangeBounds;
@@ -186,6 +186,16 @@ impl NdArrayBuilder {
     }
 }
 
+/// `e` with the reason a frame without the b2nd metalayer gives, the only
+/// metalayer an array open looks for.
+fn not_an_array(kind: ErrorKind, e: Error) -> Error {
+    if kind == ErrorKind::MetalayerNotFound {
+        e.with_reason(Reason::NotAnArray)
+    } else {
+        e
+    }
+}
+
 /// Dimensions in the engine's integer type, or the error naming the
 /// parameter whose value does not fit it.
 fn engine_dims<I: TryFrom<u64>>(dims: &[u64], name: &'static str) -> Result<Vec<I>, Error> {
@@ -231,8 +241,10 @@ impl NdArray {
     /// directory.
     pub fn open(path: impl AsRef<Path>) -> Result<NdArray, Error> {
         let path = path.as_ref();
-        must_exist(path)?;
-        let inner = Array::open(path).map_err(|k| Error::new(k).with_path(path))?;
+        must_exist(path).map_err(|e| e.with_operation("opening a b2nd array"))?;
+        let inner = Array::open(path).map_err(|k| {
+            not_an_array(k, open_error(Error::new(k), path)).with_operation("opening a b2nd array")
+        })?;
         Ok(NdArray::wrap(inner))
     }
 
@@ -248,7 +260,14 @@ impl NdArray {
 
     /// An array in memory from a contiguous frame (copied).
     pub fn from_frame(frame: &[u8]) -> Result<NdArray, Error> {
-        Ok(NdArray::wrap(Array::from_cframe(frame, true)?))
+        let inner = Array::from_cframe(frame, true).map_err(|k| {
+            let e = Error::new(k).with_operation("reading a b2nd array from a frame");
+            match frame_reason(frame, frame.len() as u64) {
+                Some(r) => e.with_reason(r),
+                None => not_an_array(k, e),
+            }
+        })?;
+        Ok(NdArray::wrap(inner))
     }
 
     /// Keeps frame checksums from now on, or stops keeping them, as
@@ -399,12 +418,12 @@ impl NdArray {
         }
         let (mut start, mut stop) = (Vec::new(), Vec::new());
         for (d, (r, &s)) in ranges.iter().zip(self.shape()).enumerate() {
-            let (a, b) = item_range(r, s).map_err(|_| {
-                bad(format!(
-                    "{:?}..{:?} on dimension {d} of size {s}",
-                    r.start_bound(),
-                    r.end_bound()
-                ))
+            let (a, b) = item_range(r, s).map_err(|e| {
+                let wrong = bad(format!("on dimension {d} of size {s}"));
+                match e.reason() {
+                    Some(r) => wrong.with_reason(r.clone()),
+                    None => wrong,
+                }
             })?;
             // the shape came from i64s, so bounds within it fit them
             start.push(a as i64);

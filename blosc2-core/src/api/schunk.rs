@@ -4,9 +4,9 @@
 use super::bulk::chunk_nbytes;
 use super::element::{buffer_for, check_item_size, item_count, zeroed};
 use super::params::CParams;
-use super::paths::{must_exist, remove_existing};
+use super::paths::{frame_reason, must_exist, open_error, remove_existing};
 use crate::chunk::DParams;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Reason};
 use crate::schunk::{Storage, SuperChunk, VerifyReport};
 use bytemuck::Pod;
 use std::io;
@@ -128,15 +128,22 @@ impl Schunk {
     /// reading and writing.
     pub fn open(path: impl AsRef<Path>) -> Result<Schunk, Error> {
         let path = path.as_ref();
-        must_exist(path)?;
+        must_exist(path).map_err(|e| e.with_operation("opening a super-chunk"))?;
         let inner = SuperChunk::open(path, 0, crate::io::default_backend())
-            .map_err(|k| Error::new(k).with_path(path))?;
+            .map_err(|k| open_error(Error::new(k), path).with_operation("opening a super-chunk"))?;
         Ok(Schunk::wrap(inner, true))
     }
 
     /// A super-chunk in memory from a contiguous frame (copied).
     pub fn from_frame(frame: &[u8]) -> Result<Schunk, Error> {
-        Ok(Schunk::wrap(SuperChunk::from_buffer(frame, true)?, true))
+        let inner = SuperChunk::from_buffer(frame, true).map_err(|k| {
+            let e = Error::new(k).with_operation("reading a frame");
+            match frame_reason(frame, frame.len() as u64) {
+                Some(r) => e.with_reason(r),
+                None => e,
+            }
+        })?;
+        Ok(Schunk::wrap(inner, true))
     }
 
     /// The super-chunk as a contiguous frame.
@@ -202,7 +209,8 @@ impl Schunk {
     /// write to a super-chunk made without one sets it (see
     /// [`Schunk::new`]).
     pub fn append<T: Pod>(&mut self, data: &[T]) -> Result<u64, Error> {
-        self.adopt_item::<T>()?;
+        self.adopt_item::<T>()
+            .map_err(|e| e.with_operation("appending a chunk"))?;
         self.append_bytes(bytemuck::cast_slice(data))
     }
 
@@ -210,7 +218,11 @@ impl Schunk {
     /// size; a super-chunk made without one keeps 1).
     pub fn append_bytes(&mut self, data: &[u8]) -> Result<u64, Error> {
         self.typesize_fixed = true;
-        Ok(self.inner.append_buffer(data)? as u64)
+        let n = self
+            .inner
+            .append_buffer(data)
+            .map_err(|k| Error::new(k).with_operation("appending a chunk"))?;
+        Ok(n as u64)
     }
 
     /// Appends an already compressed chunk (as [`crate::compress`] makes).
@@ -221,65 +233,104 @@ impl Schunk {
 
     /// Compresses `data` and inserts it as chunk `n`.
     pub fn insert<T: Pod>(&mut self, n: u64, data: &[T]) -> Result<u64, Error> {
-        self.adopt_item::<T>()?;
-        let n = to_i64(n)?;
-        let c = self.inner.compress_chunk(n, bytemuck::cast_slice(data))?;
-        Ok(self.inner.insert_chunk(n, &c)? as u64)
+        let op = || format!("inserting chunk {n}");
+        self.adopt_item::<T>().map_err(|e| e.with_operation(op()))?;
+        let i = self
+            .chunk_index(n, true)
+            .map_err(|e| e.with_operation(op()))?;
+        let r = self
+            .inner
+            .compress_chunk(i, bytemuck::cast_slice(data))
+            .and_then(|c| self.inner.insert_chunk(i, &c));
+        Ok(r.map_err(|k| Error::new(k).with_operation(op()))? as u64)
     }
 
     /// Compresses `data` and replaces chunk `n` with it.
     pub fn update<T: Pod>(&mut self, n: u64, data: &[T]) -> Result<(), Error> {
-        self.adopt_item::<T>()?;
-        let n = to_i64(n)?;
-        let c = self.inner.compress_chunk(n, bytemuck::cast_slice(data))?;
-        self.inner.update_chunk(n, &c)?;
+        let op = || format!("replacing chunk {n}");
+        self.adopt_item::<T>().map_err(|e| e.with_operation(op()))?;
+        let i = self
+            .chunk_index(n, false)
+            .map_err(|e| e.with_operation(op()))?;
+        self.inner
+            .compress_chunk(i, bytemuck::cast_slice(data))
+            .and_then(|c| self.inner.update_chunk(i, &c))
+            .map_err(|k| Error::new(k).with_operation(op()))?;
         Ok(())
     }
 
     /// Removes chunk `n`.
     pub fn delete(&mut self, n: u64) -> Result<u64, Error> {
-        Ok(self.inner.delete_chunk(to_i64(n)?)? as u64)
+        let op = || format!("removing chunk {n}");
+        let i = self
+            .chunk_index(n, false)
+            .map_err(|e| e.with_operation(op()))?;
+        let left = self
+            .inner
+            .delete_chunk(i)
+            .map_err(|k| Error::new(k).with_operation(op()))?;
+        Ok(left as u64)
     }
 
     /// Chunk `n`, decompressed into items of `T`.
     pub fn get<T: Pod>(&self, n: u64) -> Result<Vec<T>, Error> {
-        let i = to_i64(n)?;
-        let nbytes = chunk_nbytes(&self.inner.chunk(i)?)?;
-        let mut out = buffer_for::<T>(nbytes, &format!("chunk {n}"))?;
-        self.inner
-            .decompress_chunk(i, bytemuck::cast_slice_mut(&mut out))?;
-        Ok(out)
+        let op = || format!("reading chunk {n}");
+        let read = || {
+            let i = self.chunk_index(n, false)?;
+            let nbytes = chunk_nbytes(&self.inner.chunk(i)?)?;
+            let mut out = buffer_for::<T>(nbytes, &format!("chunk {n}"))?;
+            self.inner
+                .decompress_chunk(i, bytemuck::cast_slice_mut(&mut out))?;
+            Ok(out)
+        };
+        read().map_err(|e: Error| e.with_operation(op()))
+    }
+
+    /// Chunk number `n` for the engine, or the error of one past the end
+    /// (`n == nchunks` is allowed when `end_ok`, for inserts).
+    fn chunk_index(&self, n: u64, end_ok: bool) -> Result<i64, Error> {
+        let nchunks = self.nchunks();
+        if n > nchunks || (n == nchunks && !end_ok) {
+            return Err(Error::new(ErrorKind::InvalidParam)
+                .with_parameter("n")
+                .with_reason(Reason::NoSuchChunk { index: n, nchunks }));
+        }
+        to_i64(n)
     }
 
     /// Chunk `n` as it is stored, compressed.
     pub fn compressed_chunk(&self, n: u64) -> Result<Vec<u8>, Error> {
-        Ok(self.inner.chunk(to_i64(n)?)?.into_owned())
+        let read = || Ok(self.inner.chunk(self.chunk_index(n, false)?)?.into_owned());
+        read().map_err(|e: Error| e.with_operation(format!("reading chunk {n}")))
     }
 
     /// Items `range` (counted in the super-chunk's item size, across
     /// chunks: `10..20`, `..5`, `100..`, `..`) as items of `T`, whose size
     /// must be the item size.
     pub fn slice<T: Pod>(&self, range: impl RangeBounds<u64>) -> Result<Vec<T>, Error> {
-        self.check_item::<T>()?;
-        let (start, stop) = item_range(&range, self.nitems())?;
-        let (start, stop) = (to_i64(start)?, to_i64(stop)?);
-        let mut out = zeroed::<T>(item_count(stop - start)?)?;
-        self.inner
-            .get_slice(start, stop, bytemuck::cast_slice_mut(&mut out))?;
-        Ok(out)
+        let read = || {
+            self.check_item::<T>()?;
+            let (start, stop) = item_range(&range, self.nitems())?;
+            let (start, stop) = (to_i64(start)?, to_i64(stop)?);
+            let mut out = zeroed::<T>(item_count(stop - start)?)?;
+            self.inner
+                .get_slice(start, stop, bytemuck::cast_slice_mut(&mut out))?;
+            Ok(out)
+        };
+        read().map_err(|e: Error| e.with_operation("reading items"))
     }
 
     /// Overwrites the items from `start` on with `data` (which must not run
     /// past the end).
     pub fn set_slice<T: Pod>(&mut self, start: u64, data: &[T]) -> Result<(), Error> {
-        self.check_item::<T>()?;
-        let start = to_i64(start)?;
-        let len = i64::try_from(data.len()).map_err(|_| Error::new(ErrorKind::InvalidParam))?;
-        let stop = start
-            .checked_add(len)
-            .ok_or_else(|| Error::new(ErrorKind::InvalidParam).with_parameter("start"))?;
+        let op = "writing items";
+        self.check_item::<T>().map_err(|e| e.with_operation(op))?;
+        let end = start.saturating_add(data.len() as u64);
+        let (start, stop) =
+            item_range(&(start..end), self.nitems()).map_err(|e| e.with_operation(op))?;
         self.inner
-            .set_slice(start, stop, bytemuck::cast_slice(data))?;
+            .set_slice(to_i64(start)?, to_i64(stop)?, bytemuck::cast_slice(data))
+            .map_err(|k| Error::new(k).with_operation(op))?;
         Ok(())
     }
 
@@ -311,11 +362,11 @@ impl Schunk {
         if size != self.typesize() {
             return Err(Error::new(ErrorKind::InvalidParam)
                 .with_parameter("data")
-                .with_detail(format!(
-                    "items of {} are {size} bytes, but this super-chunk holds {}-byte items",
-                    std::any::type_name::<T>(),
-                    self.typesize()
-                )));
+                .with_reason(Reason::ItemSize {
+                    expected: self.typesize(),
+                    actual: size,
+                })
+                .with_detail(format!("the items are {}", std::any::type_name::<T>())));
         }
         Ok(())
     }
@@ -478,13 +529,13 @@ pub(crate) fn item_range(range: &impl RangeBounds<u64>, len: u64) -> Result<(u64
     };
     match (start, end) {
         (Some(s), Some(e)) if s <= e && e <= len => Ok((s, e)),
-        _ => Err(Error::new(ErrorKind::InvalidParam)
+        (s, e) => Err(Error::new(ErrorKind::InvalidParam)
             .with_parameter("range")
-            .with_detail(format!(
-                "items {:?}..{:?} asked of {len} items",
-                range.start_bound(),
-                range.end_bound()
-            ))),
+            .with_reason(Reason::OutOfRange {
+                start: s.unwrap_or(u64::MAX),
+                end: e.unwrap_or(u64::MAX),
+                len,
+            })),
     }
 }
 
@@ -625,8 +676,18 @@ mod tests {
         let e = sc.append(&[1u32, 2]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidParam);
         assert_eq!(e.parameter(), Some("data"));
-        assert!(e.to_string().contains("u32 are 4 bytes"), "{e}");
-        assert!(e.to_string().contains("8-byte items"), "{e}");
+        assert_eq!(
+            e.reason(),
+            Some(&Reason::ItemSize {
+                expected: 8,
+                actual: 4
+            })
+        );
+        assert_eq!(
+            e.to_string(),
+            "appending a chunk: 4-byte items do not fit a container of 8-byte items; \
+             the items are u32 (parameter `data`)"
+        );
         assert!(sc.insert(0, &[1u16]).is_err());
         assert!(sc.update(0, &[1u8; 8000]).is_err());
         assert_eq!(sc.nchunks(), 1);
@@ -655,6 +716,146 @@ mod tests {
         let mut big = Schunk::new(&CParams::new()).unwrap();
         let e = big.append(&[[0u8; 256]]).unwrap_err();
         assert!(e.to_string().contains("between 1 and 255"), "{e}");
+    }
+
+    fn four_chunks() -> Schunk {
+        let mut sc = Schunk::new(&CParams::new()).unwrap();
+        for i in 0..4 {
+            sc.append(&[i as f64; 25]).unwrap();
+        }
+        sc
+    }
+
+    #[test]
+    fn errors_name_the_chunk_and_the_count() {
+        let mut sc = four_chunks();
+        let e = sc.get::<f64>(99).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidParam);
+        assert_eq!(e.code(), -12);
+        assert_eq!(
+            e.reason(),
+            Some(&Reason::NoSuchChunk {
+                index: 99,
+                nchunks: 4
+            })
+        );
+        assert_eq!(
+            e.to_string(),
+            "reading chunk 99: there is no chunk 99, the super-chunk has 4 chunks (parameter `n`)"
+        );
+        for e in [
+            sc.compressed_chunk(4).unwrap_err(),
+            sc.update(4, &[0f64; 25]).unwrap_err(),
+            sc.delete(4).unwrap_err(),
+            sc.insert(5, &[0f64; 25]).unwrap_err(),
+        ] {
+            assert!(
+                matches!(e.reason(), Some(Reason::NoSuchChunk { nchunks: 4, .. })),
+                "{e}"
+            );
+        }
+        sc.insert(4, &[9f64; 25]).unwrap();
+    }
+
+    #[test]
+    fn errors_name_the_range_and_the_length() {
+        let mut sc = four_chunks();
+        let e = sc.slice::<f64>(90..110).unwrap_err();
+        assert_eq!(
+            e.reason(),
+            Some(&Reason::OutOfRange {
+                start: 90,
+                end: 110,
+                len: 100
+            })
+        );
+        assert_eq!(
+            e.to_string(),
+            "reading items: the range 90..110 runs past the end, there are 100 items \
+             (parameter `range`)"
+        );
+        let e = sc.set_slice(95, &[1f64; 10]).unwrap_err();
+        assert!(
+            matches!(
+                e.reason(),
+                Some(Reason::OutOfRange {
+                    start: 95,
+                    end: 105,
+                    len: 100
+                })
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().starts_with("writing items: "), "{e}");
+    }
+
+    #[test]
+    fn errors_say_a_frame_is_truncated_or_no_frame() {
+        let frame = four_chunks().to_frame().unwrap();
+        let len = frame.len() as u64;
+        for cut in [frame.len() / 2, 40, 5] {
+            let e = Schunk::from_frame(&frame[..cut]).unwrap_err();
+            let expected = if cut >= 24 { len } else { 87 };
+            assert_eq!(
+                e.reason(),
+                Some(&Reason::Truncated {
+                    expected,
+                    actual: cut as u64
+                }),
+                "{e}"
+            );
+        }
+        let e = Schunk::from_frame(&frame[..frame.len() / 2]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "reading a frame: the frame is truncated: its header says {len} bytes, there are {}",
+                len / 2
+            )
+        );
+        let e = Schunk::from_frame(&[7u8; 200]).unwrap_err();
+        assert_eq!(e.reason(), Some(&Reason::NotAFrame));
+
+        let dir = std::env::temp_dir().join(format!("blosc2-api-cut-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cut.b2frame");
+        let cut = frame.len() * 2 / 3;
+        std::fs::write(&path, &frame[..cut]).unwrap();
+        let e = Schunk::open(&path).unwrap_err();
+        assert_eq!(
+            e.reason(),
+            Some(&Reason::Truncated {
+                expected: len,
+                actual: cut as u64
+            })
+        );
+        assert_eq!(e.path(), Some(path.as_path()));
+        assert!(e
+            .to_string()
+            .starts_with("opening a super-chunk: the frame is truncated"));
+        let e = crate::NdArray::open(&path).unwrap_err();
+        assert!(matches!(e.reason(), Some(Reason::Truncated { .. })), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_plain_frame_is_not_an_array() {
+        let frame = four_chunks().to_frame().unwrap();
+        let e = crate::NdArray::from_frame(&frame).unwrap_err();
+        assert_eq!(e.reason(), Some(&Reason::NotAnArray));
+        assert_eq!(e.kind(), ErrorKind::MetalayerNotFound);
+        let dir = std::env::temp_dir().join(format!("blosc2-api-plain-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("plain.b2frame");
+        std::fs::write(&path, &frame).unwrap();
+        let e = crate::NdArray::open(&path).unwrap_err();
+        assert_eq!(e.reason(), Some(&Reason::NotAnArray));
+        assert!(
+            e.to_string()
+                .starts_with("opening a b2nd array: not a b2nd array (no b2nd metalayer)"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
