@@ -155,7 +155,7 @@ impl NdArrayBuilder {
         let shape_e = engine_dims::<i64>(&self.shape, "shape")?;
         let chunks_e = engine_dims::<i32>(&chunks, "chunks")?;
         let blocks_e = engine_dims::<i32>(&blocks, "blocks")?;
-        let mut cparams = self.cparams.to_engine(typesize)?;
+        let mut cparams = self.cparams.to_engine_any(typesize)?;
         cparams.typesize = typesize as i32;
         let storage = Storage {
             contiguous: !self.sparse,
@@ -480,6 +480,96 @@ mod tests {
         assert!(a.slice::<u16>(&[0..1, 0..1]).is_err());
         let e = NdArray::builder(&[4, 4]).from_slice(&[1u8; 3]).unwrap_err();
         assert_eq!(e.parameter(), Some("data"));
+    }
+
+    #[cfg(feature = "plugins")]
+    #[test]
+    fn the_array_codecs_and_filters_round_trip() {
+        use crate::{Codec, Filter};
+        let with = |codec, filters: &[Filter]| {
+            CParams::new()
+                .with_codec(codec)
+                .with_filters(filters)
+                .with_clevel(5)
+        };
+        // NDLZ: 2-D, one-byte items, repeated cells
+        let bytes: Vec<u8> = (0..128 * 128)
+            .map(|i| ((i / 128) % 4 * 16 + i % 8) as u8)
+            .collect();
+        for codec in [Codec::NdLz4, Codec::NdLz8] {
+            let a = NdArray::builder(&[128, 128])
+                .chunks(&[64, 64])
+                .blocks(&[32, 32])
+                .cparams(with(codec, &[]))
+                .from_slice(&bytes)
+                .unwrap();
+            assert_eq!(a.to_vec::<u8>().unwrap(), bytes, "{codec:?}");
+            assert!(a.to_frame().unwrap().len() < bytes.len() / 2, "{codec:?}");
+        }
+        // NDCELL: lossless, any item type
+        let ints: Vec<i32> = (0..16 * 16 * 16).map(|i| i % 37).collect();
+        let a = NdArray::builder(&[16, 16, 16])
+            .chunks(&[8, 8, 8])
+            .blocks(&[8, 8, 8])
+            .cparams(with(Codec::Lz4, &[Filter::NdCell { cell: 4 }]))
+            .from_slice(&ints)
+            .unwrap();
+        assert_eq!(a.to_vec::<i32>().unwrap(), ints);
+        // NDMEAN: each 2x2 cell becomes its mean
+        let floats: Vec<f32> = (0..8 * 8).map(|i| i as f32).collect();
+        let a = NdArray::builder(&[8, 8])
+            .chunks(&[8, 8])
+            .blocks(&[8, 8])
+            .cparams(with(Codec::Zstd, &[Filter::NdMean { cell: 2 }]))
+            .from_slice(&floats)
+            .unwrap();
+        let back = a.to_vec::<f32>().unwrap();
+        let mean = (0.0 + 1.0 + 8.0 + 9.0) / 4.0;
+        assert_eq!(back[..2], [mean, mean]);
+        assert_eq!(back[8..10], [mean, mean]);
+    }
+
+    #[cfg(all(feature = "plugins", feature = "zfp"))]
+    #[test]
+    fn the_zfp_modes_keep_their_promises() {
+        use crate::Codec;
+        let data: Vec<f64> = (0..32 * 32 * 32)
+            .map(|i| ((i % 32) as f64 * 0.2).sin() + ((i / 1024) as f64 * 0.1).cos())
+            .collect();
+        let make = |codec| {
+            NdArray::builder(&[32, 32, 32])
+                .chunks(&[16, 32, 32])
+                .blocks(&[8, 16, 16])
+                .cparams(CParams::new().with_codec(codec).with_filters(&[]))
+                .from_slice(&data)
+                .unwrap()
+        };
+        let max_err = |a: &NdArray| {
+            let back = a.to_vec::<f64>().unwrap();
+            back.iter()
+                .zip(&data)
+                .map(|(b, d)| (b - d).abs())
+                .fold(0.0, f64::max)
+        };
+        let acc = make(Codec::ZfpAccuracy { exponent: -3 });
+        assert!(max_err(&acc) <= 1e-3, "{}", max_err(&acc));
+        assert!(max_err(&acc) > 0.0);
+        let prec = make(Codec::ZfpPrecision { bits: 40 });
+        assert!(max_err(&prec) < 1e-6);
+        let rate = make(Codec::ZfpRate { percent: 25 });
+        let raw = data.len() * 8;
+        let frame = rate.to_frame().unwrap().len();
+        // 16 of 64 bits per value, plus chunk and frame headers
+        assert!(frame <= raw / 4 + 4096, "{frame} of {raw}");
+        assert!(frame >= raw / 5, "{frame} of {raw}");
+        assert!(max_err(&rate) < 0.1);
+        assert_eq!(
+            NdArray::from_frame(&rate.to_frame().unwrap())
+                .unwrap()
+                .to_vec::<f64>()
+                .unwrap(),
+            rate.to_vec::<f64>().unwrap()
+        );
     }
 
     #[test]
