@@ -108,12 +108,14 @@ mod api;
 pub mod error;
 
 pub use api::bulk::{
-    chunk_nbytes, compress, compress_bytes, compress_with, decompress, decompress_bytes,
+    chunk_nbytes, compress, compress_bytes, compress_into, compress_with, decompress,
+    decompress_bytes, decompress_into, max_compressed_len,
 };
 pub use api::element::Element;
 pub use api::ndarray::{NdArray, NdArrayBuilder};
 pub use api::params::{CParams, Codec, Filter, SplitMode};
 pub use api::schunk::{Chunks, Reader, Schunk, Writer};
+pub use api::stream::{Decoder, Encoder};
 pub use bytemuck;
 pub use error::{Error, ErrorKind, Reason};
 pub use frame::checksum::Damage;

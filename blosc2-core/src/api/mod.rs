@@ -7,3 +7,4 @@ pub mod ndarray;
 pub mod params;
 mod paths;
 pub mod schunk;
+pub mod stream;

@@ -376,13 +376,11 @@ impl Schunk {
         Chunks { sc: self, next: 0 }
     }
 
-    /// A reader of all the data, chunk after chunk.
+    /// A reader of all the data, chunk after chunk, that can seek.
     pub fn reader(&self) -> Reader<'_> {
         Reader {
             sc: self,
-            next: 0,
-            buf: Vec::new(),
-            pos: 0,
+            cursor: Cursor::default(),
         }
     }
 
@@ -566,29 +564,108 @@ impl Iterator for Chunks<'_> {
 
 impl ExactSizeIterator for Chunks<'_> {}
 
-/// Reads a [`Schunk`]'s data ([`Schunk::reader`]).
+/// Reads a [`Schunk`]'s data ([`Schunk::reader`]), decompressing one chunk
+/// at a time; [`io::Seek`] moves to any byte, and only the chunk holding it
+/// is decompressed when reading resumes.
 #[derive(Debug)]
 pub struct Reader<'a> {
     sc: &'a Schunk,
-    next: u64,
-    buf: Vec<u8>,
-    pos: usize,
+    cursor: Cursor,
 }
 
 impl io::Read for Reader<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        while self.pos == self.buf.len() {
-            if self.next >= self.sc.nchunks() {
-                return Ok(0);
-            }
-            self.buf = self.sc.get::<u8>(self.next)?;
-            self.next += 1;
-            self.pos = 0;
+        self.cursor.read(self.sc, out)
+    }
+}
+
+impl io::Seek for Reader<'_> {
+    /// Positions past the end are allowed (reads there return 0 bytes), as
+    /// for files; positions before the start are errors.
+    fn seek(&mut self, to: io::SeekFrom) -> io::Result<u64> {
+        self.cursor.seek(self.sc, to)
+    }
+}
+
+/// A position in a super-chunk's decompressed bytes and the chunk around
+/// it, shared by [`Reader`] and [`crate::Decoder`].
+#[derive(Debug, Default)]
+pub(crate) struct Cursor {
+    pos: u64,
+    /// The decompressed chunk holding `buf_start..buf_start + buf.len()`.
+    buf: Vec<u8>,
+    buf_start: u64,
+    /// Where each chunk starts, for super-chunks of variable-size chunks
+    /// (read from the chunk headers on the first need).
+    starts: Option<Vec<u64>>,
+}
+
+impl Cursor {
+    /// The chunk holding byte `pos` and where it starts, if `pos` is before
+    /// the end.
+    fn locate(&mut self, sc: &Schunk) -> Result<Option<(u64, u64)>, Error> {
+        if self.pos >= sc.nbytes() {
+            return Ok(None);
         }
-        let n = out.len().min(self.buf.len() - self.pos);
-        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
-        self.pos += n;
+        if let Some(cs) = sc.chunksize().filter(|_| !sc.inner.variable_chunks()) {
+            let n = self.pos / cs as u64;
+            return Ok(Some((n, n * cs as u64)));
+        }
+        if self.starts.is_none() {
+            let mut starts = vec![0u64];
+            let mut end = 0u64;
+            for i in 0..sc.nchunks() {
+                let nbytes = chunk_nbytes(&sc.inner.chunk(to_i64(i)?)?)?;
+                end = end.saturating_add(nbytes as u64);
+                starts.push(end);
+            }
+            self.starts = Some(starts);
+        }
+        let starts = self.starts.as_deref().unwrap_or(&[0]);
+        // the last chunk starting at or before `pos` (empty chunks share
+        // their start with the next one)
+        let i = starts.partition_point(|&s| s <= self.pos).saturating_sub(1);
+        Ok(Some((i as u64, starts[i])))
+    }
+
+    pub(crate) fn read(&mut self, sc: &Schunk, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        let held = self.buf_start..self.buf_start + self.buf.len() as u64;
+        if !held.contains(&self.pos) {
+            let Some((n, start)) = self.locate(sc)? else {
+                return Ok(0);
+            };
+            self.buf = sc.get::<u8>(n)?;
+            self.buf_start = start;
+            if !(start..start + self.buf.len() as u64).contains(&self.pos) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("chunk {n} is shorter than the super-chunk's sizes say"),
+                ));
+            }
+        }
+        let off = (self.pos - self.buf_start) as usize;
+        let n = out.len().min(self.buf.len() - off);
+        out[..n].copy_from_slice(&self.buf[off..off + n]);
+        self.pos += n as u64;
         Ok(n)
+    }
+
+    pub(crate) fn seek(&mut self, sc: &Schunk, to: io::SeekFrom) -> io::Result<u64> {
+        let (base, delta) = match to {
+            io::SeekFrom::Start(p) => (p, 0),
+            io::SeekFrom::End(d) => (sc.nbytes(), d),
+            io::SeekFrom::Current(d) => (self.pos, d),
+        };
+        self.pos = base.checked_add_signed(delta).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "seek to a position before the start of the data",
+            )
+        })?;
+        Ok(self.pos)
     }
 }
 
@@ -889,6 +966,47 @@ mod tests {
         assert_eq!(sc.typesize(), 8);
         assert_eq!(sc.slice::<f64>(1..3).unwrap(), [2.0, 3.0]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn readers_seek_in_fixed_and_variable_chunks() {
+        use std::io::{Seek, SeekFrom};
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let mut fixed = Schunk::new(&CParams::new()).unwrap();
+        for piece in data.chunks(3000) {
+            fixed.append_bytes(piece).unwrap();
+        }
+        let mut variable = Schunk::new(&CParams::new()).unwrap();
+        for piece in [
+            &data[..1000],
+            &data[1000..1000],
+            &data[1000..4500],
+            &data[4500..],
+        ] {
+            variable.append_bytes(piece).unwrap();
+        }
+        assert_eq!(variable.chunksize(), None);
+        for sc in [&fixed, &variable] {
+            let mut r = sc.reader();
+            let mut all = Vec::new();
+            r.read_to_end(&mut all).unwrap();
+            assert_eq!(all, data);
+            for at in [0u64, 999, 1000, 2999, 3000, 4499, 4500, 9999] {
+                assert_eq!(r.seek(SeekFrom::Start(at)).unwrap(), at);
+                let mut two = [0u8; 2];
+                let n = r.read(&mut two).unwrap();
+                assert!(n >= 1);
+                assert_eq!(two[..n], data[at as usize..at as usize + n]);
+            }
+            assert_eq!(r.seek(SeekFrom::End(-10)).unwrap(), 9990);
+            assert_eq!(r.seek(SeekFrom::Current(-990)).unwrap(), 9000);
+            let mut rest = Vec::new();
+            r.read_to_end(&mut rest).unwrap();
+            assert_eq!(rest, data[9000..]);
+            assert_eq!(r.seek(SeekFrom::Start(20_000)).unwrap(), 20_000);
+            assert_eq!(r.read(&mut [0u8; 4]).unwrap(), 0);
+            assert!(r.seek(SeekFrom::Current(-30_000)).is_err());
+        }
     }
 
     #[test]
