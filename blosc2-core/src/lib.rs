@@ -48,14 +48,20 @@
 //!
 //! ## What is where
 //!
-//! - [`compress`], [`decompress`] and their variants: one chunk.
-//! - [`CParams`], with [`Codec`], [`Filter`] and [`SplitMode`]: settings.
+//! - [`compress`], [`decompress`] and their variants ([`compress_into`],
+//!   [`decompress_into`] for the caller's buffers): one chunk.
+//! - [`CParams`], with [`Codec`], [`Filter`] and [`SplitMode`]: settings;
+//!   every built-in codec and filter, with its parameter as a typed field.
 //! - [`Schunk`]: super-chunks in memory, frame files and sparse frames,
-//!   with metalayers, [`Chunks`] iterators and `std::io` [`Reader`] and
-//!   [`Writer`] adapters.
+//!   with metalayers, [`Chunks`] iterators and `std::io` [`Reader`]
+//!   (`Read + Seek`) and [`Writer`] adapters.
+//! - [`Encoder`] and [`Decoder`]: a whole frame to any `Write`, from any
+//!   `Read`.
 //! - [`NdArray`]: b2nd arrays.
-//! - [`Error`]: what failed ([`ErrorKind`], the C-Blosc2 error code) and
-//!   about what (file, parameter, offset, I/O error).
+//! - [`Error`]: what failed ([`ErrorKind`], the C-Blosc2 error code), what
+//!   was being done, why ([`Reason`]: chunk index and count, range and
+//!   length, truncation, ...) and about what (file, parameter, offset, I/O
+//!   error).
 //!
 //! ## Conventions
 //!
