@@ -40,6 +40,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 /// # Ok::<(), blosc2_core::Error>(())
 /// ```
 #[derive(Debug)]
+#[must_use = "an Encoder writes nothing until `finish` is called"]
 pub struct Encoder<W: Write> {
     out: W,
     sc: Schunk,
