@@ -92,7 +92,8 @@ impl NdArrayBuilder {
         self
     }
 
-    /// The compression settings (the item size is the element type's).
+    /// The compression settings. The item size is the element type's; a
+    /// different one in the settings is an error.
     pub fn cparams(mut self, cparams: CParams) -> NdArrayBuilder {
         self.cparams = cparams;
         self
@@ -140,6 +141,19 @@ impl NdArrayBuilder {
 
     fn build<T: Element>(self, fill: Fill) -> Result<NdArray, Error> {
         let typesize = std::mem::size_of::<T>();
+        if let Some(set) = self.cparams.typesize().filter(|&t| t != typesize) {
+            return Err(Error::new(ErrorKind::InvalidParam)
+                .with_operation("making a b2nd array")
+                .with_parameter("cparams")
+                .with_reason(Reason::ItemSize {
+                    expected: set,
+                    actual: typesize,
+                })
+                .with_detail(format!(
+                    "the settings' item size is not that of {}",
+                    std::any::type_name::<T>()
+                )));
+        }
         let chunks = match self.chunks {
             Some(c) => c,
             None => self
@@ -350,6 +364,11 @@ impl NdArray {
     /// The items of the box `ranges` (one range per dimension, all of one
     /// range type: `&[2..4, 0..10]`, `&[.., ..]`) in C order.
     pub fn slice<T: Pod>(&self, ranges: &[impl RangeBounds<u64>]) -> Result<Vec<T>, Error> {
+        self.read_box(ranges)
+            .map_err(|e| e.with_operation("reading a box of an array"))
+    }
+
+    fn read_box<T: Pod>(&self, ranges: &[impl RangeBounds<u64>]) -> Result<Vec<T>, Error> {
         self.check_item::<T>()?;
         let (start, stop) = self.bounds(ranges)?;
         let shape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
@@ -480,6 +499,31 @@ mod tests {
         assert!(a.slice::<u16>(&[0..1, 0..1]).is_err());
         let e = NdArray::builder(&[4, 4]).from_slice(&[1u8; 3]).unwrap_err();
         assert_eq!(e.parameter(), Some("data"));
+        let e = a.slice::<u8>(&[3..5, 0..1]).unwrap_err();
+        assert_eq!(
+            e.reason(),
+            Some(&Reason::OutOfRange {
+                start: 3,
+                end: 5,
+                len: 4
+            })
+        );
+        assert!(
+            e.to_string()
+                .starts_with("reading a box of an array: the range 3..5 runs past the end"),
+            "{e}"
+        );
+        let e = NdArray::builder(&[4])
+            .cparams(CParams::new().with_typesize(4))
+            .zeros::<f64>()
+            .unwrap_err();
+        assert_eq!(
+            e.reason(),
+            Some(&Reason::ItemSize {
+                expected: 4,
+                actual: 8
+            })
+        );
     }
 
     #[cfg(feature = "plugins")]
