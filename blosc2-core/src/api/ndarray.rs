@@ -253,6 +253,12 @@ impl NdArray {
 
     /// Opens an array stored in a contiguous frame file or a sparse frame
     /// directory.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schunk::open`](crate::Schunk::open), and
+    /// [`ErrorKind::MetalayerNotFound`] with [`Reason::NotAnArray`] for a
+    /// frame that is no b2nd array.
     pub fn open(path: impl AsRef<Path>) -> Result<NdArray, Error> {
         let path = path.as_ref();
         must_exist(path).map_err(|e| e.with_operation("opening a b2nd array"))?;

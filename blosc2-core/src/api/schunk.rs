@@ -126,6 +126,14 @@ impl Schunk {
 
     /// Opens a contiguous frame file or a sparse frame directory for
     /// reading and writing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::FileOpen`] with the OS error when the path cannot be
+    /// read; the engine's error (usually [`ErrorKind::InvalidHeader`]) for
+    /// a damaged frame, with [`Reason::Truncated`] when the file is
+    /// shorter than its header says and [`Reason::NotAFrame`] when it holds
+    /// no frame.
     pub fn open(path: impl AsRef<Path>) -> Result<Schunk, Error> {
         let path = path.as_ref();
         must_exist(path).map_err(|e| e.with_operation("opening a super-chunk"))?;
@@ -135,6 +143,10 @@ impl Schunk {
     }
 
     /// A super-chunk in memory from a contiguous frame (copied).
+    ///
+    /// # Errors
+    ///
+    /// As [`Schunk::open`] for a damaged, truncated or foreign frame.
     pub fn from_frame(frame: &[u8]) -> Result<Schunk, Error> {
         let inner = SuperChunk::from_buffer(frame, true).map_err(|k| {
             let e = Error::new(k).with_operation("reading a frame");
@@ -273,6 +285,12 @@ impl Schunk {
     }
 
     /// Chunk `n`, decompressed into items of `T`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParam`] with [`Reason::NoSuchChunk`] past the
+    /// last chunk, or when the chunk is not a whole number of `T`s; the
+    /// decoder's error for a damaged chunk.
     pub fn get<T: Pod>(&self, n: u64) -> Result<Vec<T>, Error> {
         let op = || format!("reading chunk {n}");
         let read = || {
@@ -307,6 +325,12 @@ impl Schunk {
     /// Items `range` (counted in the super-chunk's item size, across
     /// chunks: `10..20`, `..5`, `100..`, `..`) as items of `T`, whose size
     /// must be the item size.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParam`] with [`Reason::OutOfRange`] for a range
+    /// past the end or backwards, with [`Reason::ItemSize`] for a `T` of
+    /// another size; the decoder's error for a damaged chunk.
     pub fn slice<T: Pod>(&self, range: impl RangeBounds<u64>) -> Result<Vec<T>, Error> {
         let read = || {
             self.check_item::<T>()?;
