@@ -22,10 +22,10 @@ fn main() -> blosc2_core::Result<()> {
         (Codec::Zstd, Filter::BitShuffle),
     ] {
         let params = CParams::new()
-            .codec(codec)
-            .clevel(9)
-            .filters(&[filter])
-            .nthreads(2);
+            .with_codec(codec)
+            .with_clevel(9)
+            .with_filters(&[filter])
+            .with_nthreads(2);
         let chunk = blosc2_core::compress_with(&data, &params)?;
         let back: Vec<f64> = blosc2_core::decompress(&chunk)?;
         assert_eq!(back, data);

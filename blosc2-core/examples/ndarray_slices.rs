@@ -5,7 +5,7 @@
 use blosc2_core::{CParams, Codec, NdArray};
 
 fn main() -> blosc2_core::Result<()> {
-    let (nz, ny, nx) = (64i64, 128i64, 256i64);
+    let (nz, ny, nx) = (64u64, 128u64, 256u64);
     let data: Vec<f32> = (0..nz * ny * nx)
         .map(|i| {
             let (z, y, x) = (i / (ny * nx), (i / nx) % ny, i % nx);
@@ -17,7 +17,7 @@ fn main() -> blosc2_core::Result<()> {
     let mut a = NdArray::builder(&[nz, ny, nx])
         .chunks(&[16, 64, 256])
         .blocks(&[4, 32, 64])
-        .cparams(CParams::new().codec(Codec::Lz4).nthreads(2))
+        .cparams(CParams::new().with_codec(Codec::Lz4).with_nthreads(2))
         .path(&path)
         .from_slice(&data)?;
     println!("{a:?}");

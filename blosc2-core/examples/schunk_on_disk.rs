@@ -8,7 +8,7 @@ use std::io::Read;
 
 fn main() -> blosc2_core::Result<()> {
     let path = std::env::temp_dir().join("blosc2-example.b2frame");
-    let params = CParams::new().codec(Codec::Zstd).typesize(4);
+    let params = CParams::new().with_codec(Codec::Zstd).with_typesize(4);
     let mut sc = Schunk::create(&path, &params)?;
     for c in 0..10 {
         let chunk: Vec<u32> = (0..250_000).map(|i| c * 250_000 + i).collect();

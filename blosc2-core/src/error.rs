@@ -172,9 +172,96 @@ impl fmt::Display for ErrorKind {
 
 impl std::error::Error for ErrorKind {}
 
+/// What the caller needs to know about an [`Error`] to act on it, as
+/// values ([`Error::reason`]); its `Display` is the sentence the error's
+/// own text uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reason {
+    /// A chunk number at or past the number of chunks.
+    NoSuchChunk {
+        /// The chunk asked for.
+        index: u64,
+        /// How many chunks there are.
+        nchunks: u64,
+    },
+    /// An item range that runs backwards or past the end (the bounds as
+    /// the caller gave them, made half-open).
+    OutOfRange {
+        /// The first item asked for.
+        start: u64,
+        /// One past the last item asked for.
+        end: u64,
+        /// How many items there are.
+        len: u64,
+    },
+    /// A frame shorter than its header says it is.
+    Truncated {
+        /// The bytes the frame header announces.
+        expected: u64,
+        /// The bytes there are.
+        actual: u64,
+    },
+    /// Bytes that do not start with a Blosc2 frame header.
+    NotAFrame,
+    /// A frame without the `b2nd` metalayer, opened as an array.
+    NotAnArray,
+    /// Items of another size than the container holds.
+    ItemSize {
+        /// The container's item size in bytes.
+        expected: usize,
+        /// The size of the items given or asked for.
+        actual: usize,
+    },
+    /// A caller's buffer too small for the result.
+    BufferTooSmall {
+        /// The bytes the result may need.
+        needed: usize,
+        /// The bytes the buffer holds.
+        len: usize,
+    },
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plural = |n: u64| if n == 1 { "" } else { "s" };
+        match *self {
+            Reason::NoSuchChunk { index, nchunks } => write!(
+                f,
+                "there is no chunk {index}, the super-chunk has {nchunks} chunk{}",
+                plural(nchunks)
+            ),
+            Reason::OutOfRange { start, end, .. } if start > end => {
+                write!(f, "the range {start}..{end} runs backwards")
+            }
+            Reason::OutOfRange { start, end, len } => write!(
+                f,
+                "the range {start}..{end} runs past the end, there are {len} item{}",
+                plural(len)
+            ),
+            Reason::Truncated { expected, actual } => write!(
+                f,
+                "the frame is truncated: its header says {expected} bytes, there are {actual}"
+            ),
+            Reason::NotAFrame => f.write_str("not a Blosc2 frame (no 'b2frame' header)"),
+            Reason::NotAnArray => f.write_str("not a b2nd array (no b2nd metalayer)"),
+            Reason::ItemSize { expected, actual } => write!(
+                f,
+                "{actual}-byte items do not fit a container of {expected}-byte items"
+            ),
+            Reason::BufferTooSmall { needed, len } => write!(
+                f,
+                "the output buffer holds {len} bytes, {needed} may be needed"
+            ),
+        }
+    }
+}
+
 /// What an [`Error`] is about.
 #[derive(Debug)]
 struct Context {
+    operation: Option<String>,
+    reason: Option<Reason>,
     path: Option<PathBuf>,
     parameter: Option<&'static str>,
     offset: Option<u64>,
@@ -193,6 +280,7 @@ struct Context {
 /// assert_eq!(err.kind(), ErrorKind::FileOpen);
 /// assert_eq!(err.code(), -15);
 /// assert!(err.path().is_some());
+/// assert!(err.to_string().starts_with("opening a super-chunk: "));
 /// assert!(err.to_string().contains("no/such/file.b2frame"));
 /// ```
 pub struct Error {
@@ -212,6 +300,8 @@ impl Error {
     fn context_mut(&mut self) -> &mut Context {
         self.context.get_or_insert_with(|| {
             Box::new(Context {
+                operation: None,
+                reason: None,
                 path: None,
                 parameter: None,
                 offset: None,
@@ -219,6 +309,25 @@ impl Error {
                 source: None,
             })
         })
+    }
+
+    /// The same error, met while doing this (`"reading chunk 3"`): its
+    /// text starts with it. An operation already set is kept, since the
+    /// innermost one is the most precise.
+    #[must_use]
+    pub fn with_operation(mut self, operation: impl Into<String>) -> Error {
+        let c = self.context_mut();
+        if c.operation.is_none() {
+            c.operation = Some(operation.into());
+        }
+        self
+    }
+
+    /// The same error, for this reason.
+    #[must_use]
+    pub fn with_reason(mut self, reason: Reason) -> Error {
+        self.context_mut().reason = Some(reason);
+        self
     }
 
     /// The same error, about this file or directory.
@@ -266,6 +375,21 @@ impl Error {
         self.kind.code()
     }
 
+    /// What was being done, if known.
+    pub fn operation(&self) -> Option<&str> {
+        self.context.as_ref()?.operation.as_deref()
+    }
+
+    /// Why, as values the caller can act on, if known.
+    pub fn reason(&self) -> Option<&Reason> {
+        self.context.as_ref()?.reason.as_ref()
+    }
+
+    /// The detail message, if any.
+    pub fn detail(&self) -> Option<&str> {
+        self.context.as_ref()?.detail.as_deref()
+    }
+
     /// The file or directory the error is about, if any.
     pub fn path(&self) -> Option<&Path> {
         self.context.as_ref()?.path.as_deref()
@@ -310,6 +434,12 @@ impl fmt::Debug for Error {
         let mut d = f.debug_struct("Error");
         d.field("kind", &self.kind);
         if let Some(c) = &self.context {
+            if let Some(o) = &c.operation {
+                d.field("operation", o);
+            }
+            if let Some(r) = &c.reason {
+                d.field("reason", r);
+            }
             if let Some(p) = &c.path {
                 d.field("path", p);
             }
@@ -330,13 +460,25 @@ impl fmt::Debug for Error {
     }
 }
 
+/// `operation: reason; detail (parameter `p`) in 'path' at offset N:
+/// source`, each part when known. Without a reason or a detail, the kind's
+/// C message and code stand for them.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.kind.message())?;
-        if let Some(c) = &self.context {
-            if let Some(m) = &c.detail {
-                write!(f, ": {m}")?;
-            }
+        let c = self.context.as_deref();
+        let operation = c.and_then(|c| c.operation.as_deref());
+        let reason = c.and_then(|c| c.reason.as_ref());
+        let detail = c.and_then(|c| c.detail.as_deref());
+        if let Some(o) = operation {
+            write!(f, "{o}: ")?;
+        }
+        match (reason, detail) {
+            (Some(r), Some(m)) => write!(f, "{r}; {m}")?,
+            (Some(r), None) => write!(f, "{r}")?,
+            (None, Some(m)) => f.write_str(m)?,
+            (None, None) => write!(f, "{} (C error {})", self.kind.message(), self.kind.code())?,
+        }
+        if let Some(c) = c {
             if let Some(p) = c.parameter {
                 write!(f, " (parameter `{p}`)")?;
             }
@@ -350,7 +492,7 @@ impl fmt::Display for Error {
                 write!(f, ": {s}")?;
             }
         }
-        write!(f, " ({})", self.kind.code())
+        Ok(())
     }
 }
 
@@ -418,9 +560,37 @@ mod tests {
             .with_parameter("clevel")
             .with_detail("10 is not between 0 and 9")
             .to_string();
+        assert_eq!(shown, "10 is not between 0 and 9 (parameter `clevel`)");
+    }
+
+    #[test]
+    fn display_is_a_sentence_about_the_operation() {
+        let e = Error::new(ErrorKind::InvalidParam)
+            .with_operation("reading chunk 99")
+            .with_reason(Reason::NoSuchChunk {
+                index: 99,
+                nchunks: 4,
+            });
         assert_eq!(
-            shown,
-            "Invalid parameter supplied to function: 10 is not between 0 and 9 (parameter `clevel`) (-12)"
+            e.to_string(),
+            "reading chunk 99: there is no chunk 99, the super-chunk has 4 chunks"
         );
+        assert_eq!(e.code(), -12);
+        // the innermost operation stays
+        let e = e.with_operation("copying");
+        assert_eq!(e.operation(), Some("reading chunk 99"));
+        let bare = Error::new(ErrorKind::Data)
+            .with_operation("reading a frame")
+            .with_path("f.b2frame");
+        assert_eq!(
+            bare.to_string(),
+            "reading a frame: Invalid data (C error -3) in 'f.b2frame'"
+        );
+        let r = Reason::OutOfRange {
+            start: 5,
+            end: 3,
+            len: 10,
+        };
+        assert_eq!(r.to_string(), "the range 5..3 runs backwards");
     }
 }

@@ -22,13 +22,18 @@
 //! assert_eq!(back, data);
 //!
 //! // Settings: codec, level, filters, threads.
-//! let params = CParams::new().codec(Codec::Zstd).clevel(9).filters(&[Filter::BitShuffle]).nthreads(2);
+//! let params = CParams::new()
+//!     .with_codec(Codec::Zstd)
+//!     .with_clevel(9)
+//!     .with_filters(&[Filter::BitShuffle])
+//!     .with_nthreads(2);
 //! let smaller = blosc2_core::compress_with(&data, &params)?;
 //! assert!(smaller.len() < chunk.len());
 //!
 //! // Many chunks: a super-chunk (here in memory; `Schunk::create(path, ..)`
-//! // writes a frame file).
-//! let mut sc = Schunk::new(&params.clone().typesize(8))?;
+//! // writes a frame file). The item size comes from the first append (f64:
+//! // 8 bytes) unless the settings give one.
+//! let mut sc = Schunk::new(&params)?;
 //! for piece in data.chunks(10_000) {
 //!     sc.append(piece)?;
 //! }
@@ -43,14 +48,34 @@
 //!
 //! ## What is where
 //!
-//! - [`compress`], [`decompress`] and their variants: one chunk.
-//! - [`CParams`], with [`Codec`], [`Filter`] and [`SplitMode`]: settings.
+//! - [`compress`], [`decompress`] and their variants ([`compress_into`],
+//!   [`decompress_into`] for the caller's buffers): one chunk.
+//! - [`CParams`], with [`Codec`], [`Filter`] and [`SplitMode`]: settings;
+//!   every built-in codec and filter, with its parameter as a typed field.
 //! - [`Schunk`]: super-chunks in memory, frame files and sparse frames,
-//!   with metalayers, [`Chunks`] iterators and `std::io` [`Reader`] and
-//!   [`Writer`] adapters.
+//!   with metalayers, [`Chunks`] iterators and `std::io` [`Reader`]
+//!   (`Read + Seek`) and [`Writer`] adapters.
+//! - [`Encoder`] and [`Decoder`]: a whole frame to any `Write`, from any
+//!   `Read`.
 //! - [`NdArray`]: b2nd arrays.
-//! - [`Error`]: what failed ([`ErrorKind`], the C-Blosc2 error code) and
-//!   about what (file, parameter, offset, I/O error).
+//! - [`Error`]: what failed ([`ErrorKind`], the C-Blosc2 error code), what
+//!   was being done, why ([`Reason`]: chunk index and count, range and
+//!   length, truncation, ...) and about what (file, parameter, offset, I/O
+//!   error).
+//!
+//! ## Conventions
+//!
+//! - `u64` for what counts chunks, items and bytes of stored data, which
+//!   can exceed this host's memory: chunk numbers and
+//!   [`Schunk::nchunks`], item positions, [`Schunk::nbytes`], array shapes
+//!   (`&[u64]`, for the builder and the getters alike).
+//! - `usize` for lengths of buffers in memory: item sizes, a chunk's
+//!   bytes, thread counts, block sizes.
+//! - Item ranges are any [`RangeBounds<u64>`](std::ops::RangeBounds):
+//!   `sc.slice::<f64>(10..20)`, `(..5)`, `(100..)`, `(..)`; array boxes
+//!   take one per dimension.
+//! - Settings are built with `with_*` calls and read back with getters of
+//!   the bare name: `CParams::new().with_clevel(9).clevel() == 9`.
 //!
 //! Item types are [`bytemuck::Pod`] types (the primitives, or your own
 //! `#[repr(C)]` structs); arrays also record a NumPy dtype ([`Element`]).
@@ -89,14 +114,16 @@ mod api;
 pub mod error;
 
 pub use api::bulk::{
-    chunk_nbytes, compress, compress_bytes, compress_with, decompress, decompress_bytes,
+    chunk_nbytes, compress, compress_bytes, compress_into, compress_with, decompress,
+    decompress_bytes, decompress_into, max_compressed_len,
 };
 pub use api::element::Element;
 pub use api::ndarray::{NdArray, NdArrayBuilder};
 pub use api::params::{CParams, Codec, Filter, SplitMode};
 pub use api::schunk::{Chunks, Reader, Schunk, Writer};
+pub use api::stream::{Decoder, Encoder};
 pub use bytemuck;
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, Reason};
 pub use frame::checksum::Damage;
 pub use schunk::{FrameCheck, VerifyReport};
 

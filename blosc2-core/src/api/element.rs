@@ -74,11 +74,12 @@ pub(crate) fn buffer_for<T: Pod>(nbytes: usize, what: &str) -> Result<Vec<T>, cr
 pub(crate) fn check_item_size<T>(typesize: usize, what: &str) -> Result<(), crate::Error> {
     let size = std::mem::size_of::<T>();
     if size != typesize {
-        return Err(
-            crate::Error::new(crate::ErrorKind::InvalidParam).with_detail(format!(
-                "{size}-byte items asked of {what} of {typesize}-byte items"
-            )),
-        );
+        return Err(crate::Error::new(crate::ErrorKind::InvalidParam)
+            .with_reason(crate::Reason::ItemSize {
+                expected: typesize,
+                actual: size,
+            })
+            .with_detail(format!("{} asked of {what}", std::any::type_name::<T>())));
     }
     Ok(())
 }

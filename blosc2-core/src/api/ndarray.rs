@@ -3,14 +3,15 @@
 
 use super::element::{check_item_size, item_count, zeroed, Element};
 use super::params::CParams;
-use super::paths::{must_exist, remove_existing};
+use super::paths::{frame_reason, must_exist, open_error, remove_existing};
+use super::schunk::item_range;
 use crate::b2nd::array::{Array, Fill, Params};
 use crate::b2nd::meta::DTYPE_NUMPY_FORMAT;
 use crate::chunk::DParams;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Reason};
 use crate::schunk::Storage;
 use bytemuck::Pod;
-use std::ops::Range;
+use std::ops::RangeBounds;
 use std::path::{Path, PathBuf};
 
 /// An n-dimensional array (up to 16 dimensions) stored as a super-chunk with
@@ -42,6 +43,11 @@ use std::path::{Path, PathBuf};
 /// ```
 pub struct NdArray {
     inner: Array,
+    // the engine's shapes in the API's integer type, so the getters can
+    // hand out slices
+    shape: Vec<u64>,
+    chunks: Vec<u64>,
+    blocks: Vec<u64>,
 }
 
 impl std::fmt::Debug for NdArray {
@@ -59,9 +65,9 @@ impl std::fmt::Debug for NdArray {
 #[derive(Clone, Debug)]
 #[must_use]
 pub struct NdArrayBuilder {
-    shape: Vec<i64>,
-    chunks: Option<Vec<i32>>,
-    blocks: Option<Vec<i32>>,
+    shape: Vec<u64>,
+    chunks: Option<Vec<u64>>,
+    blocks: Option<Vec<u64>>,
     cparams: CParams,
     path: Option<PathBuf>,
     sparse: bool,
@@ -69,24 +75,25 @@ pub struct NdArrayBuilder {
 
 /// Blocks are kept near this size when the caller gives none: small enough
 /// for a core's cache, large enough for the codecs.
-const DEFAULT_BLOCK_BYTES: i64 = 256 * 1024;
+const DEFAULT_BLOCK_BYTES: u64 = 256 * 1024;
 
 impl NdArrayBuilder {
     /// The chunk shape (one value per dimension, each at least 1). The
     /// default is the whole shape: one chunk.
-    pub fn chunks(mut self, chunks: &[i32]) -> NdArrayBuilder {
+    pub fn chunks(mut self, chunks: &[u64]) -> NdArrayBuilder {
         self.chunks = Some(chunks.to_vec());
         self
     }
 
     /// The block shape (each value at most the chunk's). The default halves
     /// the chunk shape until a block is at most 256 KiB.
-    pub fn blocks(mut self, blocks: &[i32]) -> NdArrayBuilder {
+    pub fn blocks(mut self, blocks: &[u64]) -> NdArrayBuilder {
         self.blocks = Some(blocks.to_vec());
         self
     }
 
-    /// The compression settings (the item size is the element type's).
+    /// The compression settings. The item size is the element type's; a
+    /// different one in the settings is an error.
     pub fn cparams(mut self, cparams: CParams) -> NdArrayBuilder {
         self.cparams = cparams;
         self
@@ -119,7 +126,7 @@ impl NdArrayBuilder {
     /// A new array holding `data`, the items in C order.
     pub fn from_slice<T: Element>(self, data: &[T]) -> Result<NdArray, Error> {
         let mut a = self.build::<T>(Fill::Uninit)?;
-        if data.len() as u64 != a.nitems() {
+        if u64::try_from(data.len()).ok() != Some(a.nitems()) {
             return Err(Error::new(ErrorKind::InvalidParam)
                 .with_parameter("data")
                 .with_detail(format!(
@@ -134,19 +141,35 @@ impl NdArrayBuilder {
 
     fn build<T: Element>(self, fill: Fill) -> Result<NdArray, Error> {
         let typesize = std::mem::size_of::<T>();
+        if let Some(set) = self.cparams.typesize().filter(|&t| t != typesize) {
+            return Err(Error::new(ErrorKind::InvalidParam)
+                .with_operation("making a b2nd array")
+                .with_parameter("cparams")
+                .with_reason(Reason::ItemSize {
+                    expected: set,
+                    actual: typesize,
+                })
+                .with_detail(format!(
+                    "the settings' item size is not that of {}",
+                    std::any::type_name::<T>()
+                )));
+        }
         let chunks = match self.chunks {
             Some(c) => c,
             None => self
                 .shape
                 .iter()
-                .map(|&s| i32::try_from(s.max(1)).unwrap_or(i32::MAX))
+                .map(|&s| s.clamp(1, i32::MAX as u64))
                 .collect(),
         };
         let blocks = match self.blocks {
             Some(b) => b,
-            None => default_blocks(&chunks, typesize as i64),
+            None => default_blocks(&chunks, typesize as u64),
         };
-        let mut cparams = self.cparams.to_engine(typesize)?;
+        let shape_e = engine_dims::<i64>(&self.shape, "shape")?;
+        let chunks_e = engine_dims::<i32>(&chunks, "chunks")?;
+        let blocks_e = engine_dims::<i32>(&blocks, "blocks")?;
+        let mut cparams = self.cparams.to_engine_any(typesize)?;
         cparams.typesize = typesize as i32;
         let storage = Storage {
             contiguous: !self.sparse,
@@ -162,7 +185,7 @@ impl NdArrayBuilder {
             remove_existing(p, true)?;
         }
         let params =
-            Params::new(&self.shape, &chunks, &blocks).with_dtype(T::DTYPE, DTYPE_NUMPY_FORMAT);
+            Params::new(&shape_e, &chunks_e, &blocks_e).with_dtype(T::DTYPE, DTYPE_NUMPY_FORMAT);
         let inner = Array::create(storage, &params, fill).map_err(|k| {
             let e = Error::new(k).with_detail(format!(
                 "shape {:?}, chunks {chunks:?}, blocks {blocks:?}",
@@ -173,29 +196,51 @@ impl NdArrayBuilder {
                 None => e,
             }
         })?;
-        Ok(NdArray { inner })
+        Ok(NdArray::wrap(inner))
     }
 }
 
-fn default_blocks(chunks: &[i32], typesize: i64) -> Vec<i32> {
+/// `e` with the reason a frame without the b2nd metalayer gives, the only
+/// metalayer an array open looks for.
+fn not_an_array(kind: ErrorKind, e: Error) -> Error {
+    if kind == ErrorKind::MetalayerNotFound {
+        e.with_reason(Reason::NotAnArray)
+    } else {
+        e
+    }
+}
+
+/// Dimensions in the engine's integer type, or the error naming the
+/// parameter whose value does not fit it.
+fn engine_dims<I: TryFrom<u64>>(dims: &[u64], name: &'static str) -> Result<Vec<I>, Error> {
+    dims.iter()
+        .map(|&d| {
+            I::try_from(d).map_err(|_| {
+                Error::new(ErrorKind::InvalidParam)
+                    .with_parameter(name)
+                    .with_detail(format!("{d} is too large for the b2nd format"))
+            })
+        })
+        .collect()
+}
+
+fn default_blocks(chunks: &[u64], typesize: u64) -> Vec<u64> {
     let mut b = chunks.to_vec();
     loop {
-        let bytes = b
-            .iter()
-            .fold(typesize, |acc, &d| acc.saturating_mul(d as i64));
+        let bytes = b.iter().fold(typesize, |acc, &d| acc.saturating_mul(d));
         let Some(i) = (0..b.len()).filter(|&i| b[i] > 1).max_by_key(|&i| b[i]) else {
             return b;
         };
         if bytes <= DEFAULT_BLOCK_BYTES {
             return b;
         }
-        b[i] = (b[i] + 1) / 2;
+        b[i] = b[i].div_ceil(2);
     }
 }
 
 impl NdArray {
     /// Starts making a new array of this shape.
-    pub fn builder(shape: &[i64]) -> NdArrayBuilder {
+    pub fn builder(shape: &[u64]) -> NdArrayBuilder {
         NdArrayBuilder {
             shape: shape.to_vec(),
             chunks: None,
@@ -208,18 +253,41 @@ impl NdArray {
 
     /// Opens an array stored in a contiguous frame file or a sparse frame
     /// directory.
+    ///
+    /// # Errors
+    ///
+    /// As [`Schunk::open`](crate::Schunk::open), and
+    /// [`ErrorKind::MetalayerNotFound`] with [`Reason::NotAnArray`] for a
+    /// frame that is no b2nd array.
     pub fn open(path: impl AsRef<Path>) -> Result<NdArray, Error> {
         let path = path.as_ref();
-        must_exist(path)?;
-        let inner = Array::open(path).map_err(|k| Error::new(k).with_path(path))?;
-        Ok(NdArray { inner })
+        must_exist(path).map_err(|e| e.with_operation("opening a b2nd array"))?;
+        let inner = Array::open(path).map_err(|k| {
+            not_an_array(k, open_error(Error::new(k), path)).with_operation("opening a b2nd array")
+        })?;
+        Ok(NdArray::wrap(inner))
+    }
+
+    fn wrap(inner: Array) -> NdArray {
+        let wide = |d: &[i32]| d.iter().map(|&v| v.max(0) as u64).collect();
+        NdArray {
+            shape: inner.shape().iter().map(|&v| v.max(0) as u64).collect(),
+            chunks: wide(inner.chunkshape()),
+            blocks: wide(inner.blockshape()),
+            inner,
+        }
     }
 
     /// An array in memory from a contiguous frame (copied).
     pub fn from_frame(frame: &[u8]) -> Result<NdArray, Error> {
-        Ok(NdArray {
-            inner: Array::from_cframe(frame, true)?,
-        })
+        let inner = Array::from_cframe(frame, true).map_err(|k| {
+            let e = Error::new(k).with_operation("reading a b2nd array from a frame");
+            match frame_reason(frame, frame.len() as u64) {
+                Some(r) => e.with_reason(r),
+                None => not_an_array(k, e),
+            }
+        })?;
+        Ok(NdArray::wrap(inner))
     }
 
     /// Keeps frame checksums from now on, or stops keeping them, as
@@ -259,18 +327,18 @@ impl NdArray {
     }
 
     /// The shape.
-    pub fn shape(&self) -> &[i64] {
-        self.inner.shape()
+    pub fn shape(&self) -> &[u64] {
+        &self.shape
     }
 
     /// The chunk shape.
-    pub fn chunks(&self) -> &[i32] {
-        self.inner.chunkshape()
+    pub fn chunks(&self) -> &[u64] {
+        &self.chunks
     }
 
     /// The block shape.
-    pub fn blocks(&self) -> &[i32] {
-        self.inner.blockshape()
+    pub fn blocks(&self) -> &[u64] {
+        &self.blocks
     }
 
     /// The number of dimensions.
@@ -295,12 +363,18 @@ impl NdArray {
 
     /// All items in C order.
     pub fn to_vec<T: Pod>(&self) -> Result<Vec<T>, Error> {
-        let all: Vec<Range<i64>> = self.shape().iter().map(|&s| 0..s).collect();
+        let all = vec![..; self.ndim()];
         self.slice(&all)
     }
 
-    /// The items of the box `ranges` (one range per dimension) in C order.
-    pub fn slice<T: Pod>(&self, ranges: &[Range<i64>]) -> Result<Vec<T>, Error> {
+    /// The items of the box `ranges` (one range per dimension, all of one
+    /// range type: `&[2..4, 0..10]`, `&[.., ..]`) in C order.
+    pub fn slice<T: Pod>(&self, ranges: &[impl RangeBounds<u64>]) -> Result<Vec<T>, Error> {
+        self.read_box(ranges)
+            .map_err(|e| e.with_operation("reading a box of an array"))
+    }
+
+    fn read_box<T: Pod>(&self, ranges: &[impl RangeBounds<u64>]) -> Result<Vec<T>, Error> {
         self.check_item::<T>()?;
         let (start, stop) = self.bounds(ranges)?;
         let shape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
@@ -322,17 +396,28 @@ impl NdArray {
     }
 
     /// Overwrites the box `ranges` with `data`, its items in C order.
-    pub fn set_slice<T: Pod>(&mut self, ranges: &[Range<i64>], data: &[T]) -> Result<(), Error> {
+    pub fn set_slice<T: Pod>(
+        &mut self,
+        ranges: &[impl RangeBounds<u64>],
+        data: &[T],
+    ) -> Result<(), Error> {
         self.check_item::<T>()?;
         let (start, stop) = self.bounds(ranges)?;
         let shape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
-        let n = shape.iter().product::<i64>() as usize;
-        if data.len() != n {
+        let n = shape
+            .iter()
+            .try_fold(1i64, |a, &d| a.checked_mul(d))
+            .and_then(|n| usize::try_from(n).ok());
+        if Some(data.len()) != n {
             return Err(Error::new(ErrorKind::InvalidParam)
                 .with_parameter("data")
-                .with_detail(format!("{} items for a box of {n}", data.len())));
+                .with_detail(format!(
+                    "{} items for a box of {}",
+                    data.len(),
+                    shape.iter().map(|&d| d as u64).product::<u64>()
+                )));
         }
-        if n > 0 {
+        if !data.is_empty() {
             self.inner
                 .set_slice_cbuffer(bytemuck::cast_slice(data), &shape, &start, &stop)?;
         }
@@ -343,7 +428,7 @@ impl NdArray {
         check_item_size::<T>(self.typesize(), "an array")
     }
 
-    fn bounds(&self, ranges: &[Range<i64>]) -> Result<(Vec<i64>, Vec<i64>), Error> {
+    fn bounds<R: RangeBounds<u64>>(&self, ranges: &[R]) -> Result<(Vec<i64>, Vec<i64>), Error> {
         let bad = |why: String| {
             Error::new(ErrorKind::InvalidParam)
                 .with_parameter("ranges")
@@ -356,15 +441,20 @@ impl NdArray {
                 self.ndim()
             )));
         }
+        let (mut start, mut stop) = (Vec::new(), Vec::new());
         for (d, (r, &s)) in ranges.iter().zip(self.shape()).enumerate() {
-            if r.start < 0 || r.start > r.end || r.end > s {
-                return Err(bad(format!("{r:?} on dimension {d} of size {s}")));
-            }
+            let (a, b) = item_range(r, s).map_err(|e| {
+                let wrong = bad(format!("on dimension {d} of size {s}"));
+                match e.reason() {
+                    Some(r) => wrong.with_reason(r.clone()),
+                    None => wrong,
+                }
+            })?;
+            // the shape came from i64s, so bounds within it fit them
+            start.push(a as i64);
+            stop.push(b as i64);
         }
-        Ok((
-            ranges.iter().map(|r| r.start).collect(),
-            ranges.iter().map(|r| r.end).collect(),
-        ))
+        Ok((start, stop))
     }
 }
 
@@ -383,6 +473,15 @@ mod tests {
         a.set_slice(&[2..4, 3..6], &[1i16, 2, 3, 4, 5, 6]).unwrap();
         assert_eq!(a.slice::<i16>(&[2..4, 3..6]).unwrap(), [1, 2, 3, 4, 5, 6]);
         assert_eq!(a.slice::<i16>(&[1..3, 4..5]).unwrap(), [0, 2]);
+        assert_eq!(a.slice::<i16>(&[3..=3, 4..=5]).unwrap(), [5, 6]);
+        assert_eq!(a.slice::<i16>(&[2.., 5..]).unwrap().len(), 8 * 7);
+        assert_eq!(
+            a.slice::<i16>(&[.., ..]).unwrap(),
+            a.to_vec::<i16>().unwrap()
+        );
+        assert_eq!(a.shape(), [10, 12]);
+        assert_eq!(a.chunks(), [4, 5]);
+        assert_eq!(a.blocks(), [2, 5]);
         let f = NdArray::builder(&[3, 3, 3]).full(2.5f64).unwrap();
         assert_eq!(f.to_vec::<f64>().unwrap(), vec![2.5; 27]);
         let native = if cfg!(target_endian = "big") {
@@ -406,12 +505,127 @@ mod tests {
         assert!(a.slice::<u16>(&[0..1, 0..1]).is_err());
         let e = NdArray::builder(&[4, 4]).from_slice(&[1u8; 3]).unwrap_err();
         assert_eq!(e.parameter(), Some("data"));
+        let e = a.slice::<u8>(&[3..5, 0..1]).unwrap_err();
+        assert_eq!(
+            e.reason(),
+            Some(&Reason::OutOfRange {
+                start: 3,
+                end: 5,
+                len: 4
+            })
+        );
+        assert!(
+            e.to_string()
+                .starts_with("reading a box of an array: the range 3..5 runs past the end"),
+            "{e}"
+        );
+        let e = NdArray::builder(&[4])
+            .cparams(CParams::new().with_typesize(4))
+            .zeros::<f64>()
+            .unwrap_err();
+        assert_eq!(
+            e.reason(),
+            Some(&Reason::ItemSize {
+                expected: 4,
+                actual: 8
+            })
+        );
+    }
+
+    #[cfg(feature = "plugins")]
+    #[test]
+    fn the_array_codecs_and_filters_round_trip() {
+        use crate::{Codec, Filter};
+        let with = |codec, filters: &[Filter]| {
+            CParams::new()
+                .with_codec(codec)
+                .with_filters(filters)
+                .with_clevel(5)
+        };
+        // NDLZ: 2-D, one-byte items, repeated cells
+        let bytes: Vec<u8> = (0..128 * 128)
+            .map(|i| ((i / 128) % 4 * 16 + i % 8) as u8)
+            .collect();
+        for codec in [Codec::NdLz4, Codec::NdLz8] {
+            let a = NdArray::builder(&[128, 128])
+                .chunks(&[64, 64])
+                .blocks(&[32, 32])
+                .cparams(with(codec, &[]))
+                .from_slice(&bytes)
+                .unwrap();
+            assert_eq!(a.to_vec::<u8>().unwrap(), bytes, "{codec:?}");
+            assert!(a.to_frame().unwrap().len() < bytes.len() / 2, "{codec:?}");
+        }
+        // NDCELL: lossless, any item type
+        let ints: Vec<i32> = (0..16 * 16 * 16).map(|i| i % 37).collect();
+        let a = NdArray::builder(&[16, 16, 16])
+            .chunks(&[8, 8, 8])
+            .blocks(&[8, 8, 8])
+            .cparams(with(Codec::Lz4, &[Filter::NdCell { cell: 4 }]))
+            .from_slice(&ints)
+            .unwrap();
+        assert_eq!(a.to_vec::<i32>().unwrap(), ints);
+        // NDMEAN: each 2x2 cell becomes its mean
+        let floats: Vec<f32> = (0..8 * 8).map(|i| i as f32).collect();
+        let a = NdArray::builder(&[8, 8])
+            .chunks(&[8, 8])
+            .blocks(&[8, 8])
+            .cparams(with(Codec::Zstd, &[Filter::NdMean { cell: 2 }]))
+            .from_slice(&floats)
+            .unwrap();
+        let back = a.to_vec::<f32>().unwrap();
+        let mean = (0.0 + 1.0 + 8.0 + 9.0) / 4.0;
+        assert_eq!(back[..2], [mean, mean]);
+        assert_eq!(back[8..10], [mean, mean]);
+    }
+
+    #[cfg(all(feature = "plugins", feature = "zfp"))]
+    #[test]
+    fn the_zfp_modes_keep_their_promises() {
+        use crate::Codec;
+        let data: Vec<f64> = (0..32 * 32 * 32)
+            .map(|i| ((i % 32) as f64 * 0.2).sin() + ((i / 1024) as f64 * 0.1).cos())
+            .collect();
+        let make = |codec| {
+            NdArray::builder(&[32, 32, 32])
+                .chunks(&[16, 32, 32])
+                .blocks(&[8, 16, 16])
+                .cparams(CParams::new().with_codec(codec).with_filters(&[]))
+                .from_slice(&data)
+                .unwrap()
+        };
+        let max_err = |a: &NdArray| {
+            let back = a.to_vec::<f64>().unwrap();
+            back.iter()
+                .zip(&data)
+                .map(|(b, d)| (b - d).abs())
+                .fold(0.0, f64::max)
+        };
+        let acc = make(Codec::ZfpAccuracy { exponent: -3 });
+        assert!(max_err(&acc) <= 1e-3, "{}", max_err(&acc));
+        assert!(max_err(&acc) > 0.0);
+        let prec = make(Codec::ZfpPrecision { bits: 40 });
+        assert!(max_err(&prec) < 1e-6);
+        let rate = make(Codec::ZfpRate { percent: 25 });
+        let raw = data.len() * 8;
+        let frame = rate.to_frame().unwrap().len();
+        // 16 of 64 bits per value, plus chunk and frame headers
+        assert!(frame <= raw / 4 + 4096, "{frame} of {raw}");
+        assert!(frame >= raw / 5, "{frame} of {raw}");
+        assert!(max_err(&rate) < 0.1);
+        assert_eq!(
+            NdArray::from_frame(&rate.to_frame().unwrap())
+                .unwrap()
+                .to_vec::<f64>()
+                .unwrap(),
+            rate.to_vec::<f64>().unwrap()
+        );
     }
 
     #[test]
     fn default_blocks_stay_small() {
         let b = default_blocks(&[1000, 1000], 8);
-        assert!(b.iter().map(|&d| d as i64).product::<i64>() * 8 <= DEFAULT_BLOCK_BYTES);
+        assert!(b.iter().product::<u64>() * 8 <= DEFAULT_BLOCK_BYTES);
         assert_eq!(default_blocks(&[10, 10], 4), [10, 10]);
     }
 }
