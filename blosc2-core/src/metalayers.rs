@@ -133,12 +133,10 @@ pub fn section_spans(
     max: usize,
 ) -> Result<Vec<(String, std::ops::Range<usize>)>> {
     let mut c = Cursor { buf, pos: start };
-    // The 3-array marker and the index size are not needed to find anything.
-    c.take(1)?;
-    if c.byte()? != Marker::U16.to_u8() {
-        return Err(ErrorKind::Data);
-    }
-    c.u16()?;
+    // The 3-array marker, the index size and its uint16 marker are not
+    // needed to find anything, and C-Blosc2 reads sections whose copies of
+    // them are damaged: skip all four bytes unchecked.
+    c.take(4)?;
     if c.byte()? != Marker::Map16.to_u8() {
         return Err(ErrorKind::Data);
     }

@@ -118,7 +118,10 @@ impl<'a> ChunkView<'a> {
         if src.len() < bstarts_end {
             return Err(ErrorKind::ReadBuffer);
         }
-        if header.blosc2_flags & blosc2_flags::USEDICT != 0 && header.is_extended() && !memcpyed {
+        // A dictionary section follows the block starts whenever the flag is
+        // set, memcpyed chunks included (C-Blosc2 reads and checks its size
+        // there too, so a flag set on a stored chunk is refused alike).
+        if header.blosc2_flags & blosc2_flags::USEDICT != 0 && header.is_extended() {
             if src.len() < bstarts_end + 4 {
                 return Err(ErrorKind::ReadBuffer);
             }
