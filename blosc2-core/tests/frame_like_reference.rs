@@ -266,3 +266,18 @@ fn dictionary_flag_on_memcpyed_chunks_of_a_frame() {
     m[at + 31] |= 0x01;
     refused(&m, "index-dict-flag");
 }
+
+/// A chunk whose header gives another size than the frame header implies
+/// for it: 3.3.5 refuses the frame at open; opened from a file, where the
+/// sizes come from the frame header, reading that chunk is an error here
+/// (it used to give its bytes, the wrong number of them).
+#[test]
+fn chunk_nbytes_other_than_the_frame_says_is_an_error() {
+    let f = frame();
+    let first = be_i32(&f, POS_HEADER_LEN) as usize;
+    for nb in [0i32, 1000, 1028] {
+        let mut m = f.clone();
+        m[first + 4..first + 8].copy_from_slice(&nb.to_le_bytes());
+        refused(&m, &format!("chunk0-nbytes-{nb}"));
+    }
+}
