@@ -133,47 +133,79 @@ pub fn section_spans(
     max: usize,
 ) -> Result<Vec<(String, std::ops::Range<usize>)>> {
     let mut c = Cursor { buf, pos: start };
-    // The 3-array marker and the index size are not needed to find anything.
-    c.take(1)?;
-    if c.byte()? != Marker::U16.to_u8() {
-        return Err(ErrorKind::Data);
-    }
-    c.u16()?;
-    if c.byte()? != Marker::Map16.to_u8() {
-        return Err(ErrorKind::Data);
+    // The 3-array marker, the index size and its uint16 marker are not
+    // needed to find anything, and C-Blosc2 reads sections whose copies of
+    // them are damaged: skip all four bytes unchecked.
+    c.take(4)?;
+    let at = c.pos;
+    let m = c.byte()?;
+    if m != Marker::Map16.to_u8() {
+        return Err(crate::traced!(
+            ErrorKind::Data,
+            "Metalayer section at offset {start}: byte {m:#04x} at offset {at} is not the map16 marker 0xde of its name index"
+        ));
     }
     let n = c.u16()? as usize;
     if n > max {
-        return Err(ErrorKind::Data);
+        return Err(crate::traced!(
+            ErrorKind::Data,
+            "Metalayer section at offset {start} lists {n} metalayers (offset {}), at most {max}",
+            at + 1
+        ));
     }
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
+        let at = c.pos;
         let m = c.byte()?;
         if m & 0xe0 != 0xa0 {
-            return Err(ErrorKind::Data);
+            return Err(crate::traced!(
+                ErrorKind::Data,
+                "Metalayer name at offset {at}: byte {m:#04x} is not a fixstr marker"
+            ));
         }
         let name = c.take((m & 0x1f) as usize)?;
         let name = String::from_utf8_lossy(name).into_owned();
+        let at = c.pos;
         if c.byte()? != Marker::I32.to_u8() {
-            return Err(ErrorKind::Data);
+            return Err(crate::traced!(
+                ErrorKind::Data,
+                "Metalayer \"{name}\": no int32 marker 0xd2 for its offset at offset {at}"
+            ));
         }
         let off = c.i32()?;
         if off < 0 || off as usize >= buf.len() {
-            return Err(ErrorKind::Data);
+            return Err(crate::traced!(
+                ErrorKind::Data,
+                "Metalayer \"{name}\" content offset {off} (at offset {}) is outside the {} bytes of its section's header or trailer",
+                at + 1,
+                buf.len()
+            ));
         }
         let mut v = Cursor {
             buf,
             pos: off as usize,
         };
         if v.byte()? != Marker::Bin32.to_u8() {
-            return Err(ErrorKind::Data);
+            return Err(crate::traced!(
+                ErrorKind::Data,
+                "Metalayer \"{name}\" content at offset {off} does not start with the bin32 marker 0xc6"
+            ));
         }
         let len = v.i32()?;
         if len < 0 {
-            return Err(ErrorKind::Data);
+            return Err(crate::traced!(
+                ErrorKind::Data,
+                "Metalayer \"{name}\" content at offset {off} has negative length {len}"
+            ));
         }
         let at = v.pos;
-        v.take(len as usize)?;
+        v.take(len as usize).map_err(|e| {
+            crate::traced!(
+                e,
+                "Metalayer \"{name}\" content of {len} bytes at offset {at} runs past the {} bytes of its section's header or trailer",
+                buf.len()
+            )
+        })?;
         out.push((name, at..v.pos));
     }
     Ok(out)

@@ -469,6 +469,19 @@ impl<S: BorrowMut<SuperChunk>> Array<S> {
 pub fn read_meta(sc: &SuperChunk) -> Result<Meta> {
     let i = crate::metalayers::find(&sc.metalayers, META_NAME)
         .or_else(|| crate::metalayers::find(&sc.metalayers, META_NAME_CATERVA))
-        .ok_or(ErrorKind::MetalayerNotFound)?;
-    Meta::deserialize(&sc.metalayers[i].content)
+        .ok_or_else(|| {
+            crate::traced!(
+                ErrorKind::MetalayerNotFound,
+                "No \"{META_NAME}\" metalayer in the frame: not a b2nd array"
+            )
+        })?;
+    let content = &sc.metalayers[i].content;
+    Meta::deserialize(content).map_err(|e| {
+        crate::traced!(
+            e,
+            "The \"{}\" metalayer ({} bytes) is not a valid b2nd description",
+            sc.metalayers[i].name,
+            content.len()
+        )
+    })
 }

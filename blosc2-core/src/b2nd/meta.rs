@@ -139,7 +139,10 @@ pub fn deserialize(buf: &[u8]) -> Result<(Meta, usize)> {
     let version = r.byte()?;
     let ndim = r.byte()? as i8;
     if ndim < 0 || ndim as usize > MAX_DIM {
-        return Err(ErrorKind::Failure);
+        return Err(crate::traced!(
+            ErrorKind::Failure,
+            "b2nd metalayer has ndim {ndim} (byte 2), not in 0..={MAX_DIM}"
+        ));
     }
     let ndim = ndim as usize;
     r.byte()?; // shape array marker

@@ -80,15 +80,28 @@ impl<'a> ChunkView<'a> {
         }
         let cbytes = header.cbytes as usize;
         if cbytes > src.len() {
-            return Err(ErrorKind::InvalidHeader);
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Chunk header claims cbytes {cbytes} (offset 12), more than the {} bytes given",
+                src.len()
+            ));
         }
         let src = &src[..cbytes];
-        let special = Special::from_bits(header.special_bits()).ok_or(ErrorKind::Data)?;
+        let special = Special::from_bits(header.special_bits()).ok_or_else(|| {
+            crate::traced!(
+                ErrorKind::Data,
+                "Chunk header has special-value code {} (offset 31, bits 4-6), which the format reserves",
+                header.special_bits()
+            )
+        })?;
         let header_len = header.header_len();
         let memcpyed = header.is_memcpyed();
         let nbytes = header.nbytes as usize;
         if memcpyed && cbytes != nbytes + header_len {
-            return Err(ErrorKind::Data);
+            return Err(crate::traced!(
+                ErrorKind::Data,
+                "Memcpyed chunk has cbytes {cbytes} (offset 12), not its nbytes {nbytes} plus the {header_len}-byte header"
+            ));
         }
         let (nblocks, leftover) = header.nblocks();
         let blocksize = header.blocksize as usize;
@@ -116,20 +129,34 @@ impl<'a> ChunkView<'a> {
                 .ok_or(ErrorKind::InvalidHeader)?;
         }
         if src.len() < bstarts_end {
-            return Err(ErrorKind::ReadBuffer);
+            return Err(crate::traced!(
+                ErrorKind::ReadBuffer,
+                "Chunk of {} bytes is too short for the block starts of its {nblocks} blocks (to offset {bstarts_end})",
+                src.len()
+            ));
         }
-        if header.blosc2_flags & blosc2_flags::USEDICT != 0 && header.is_extended() && !memcpyed {
+        // A dictionary section follows the block starts whenever the flag is
+        // set, memcpyed chunks included (C-Blosc2 reads and checks its size
+        // there too, so a flag set on a stored chunk is refused alike).
+        if header.blosc2_flags & blosc2_flags::USEDICT != 0 && header.is_extended() {
             if src.len() < bstarts_end + 4 {
                 return Err(ErrorKind::ReadBuffer);
             }
             let dsize = le_i32(src, bstarts_end);
             if dsize <= 0 || dsize as usize > MAX_DICT_SIZE {
-                return Err(ErrorKind::CodecDict);
+                return Err(crate::traced!(
+                    ErrorKind::CodecDict,
+                    "Chunk flags a dictionary (offset 31) whose size {dsize} at offset {bstarts_end} is not in 1..={MAX_DICT_SIZE}"
+                ));
             }
             let start = bstarts_end + 4;
             let end = start + dsize as usize;
             if end > src.len() {
-                return Err(ErrorKind::ReadBuffer);
+                return Err(crate::traced!(
+                    ErrorKind::ReadBuffer,
+                    "Chunk dictionary of {dsize} bytes at offset {start} runs past the chunk's {} bytes",
+                    src.len()
+                ));
             }
             view.dict = Some(&src[start..end]);
         }

@@ -100,10 +100,13 @@ impl FrameHeader {
                 b.len()
             ));
         }
-        if &b[2..9] != b"b2frame" {
+        // The magic is the msgpack str "b2frame\0": its NUL is part of it,
+        // as C-Blosc2 compares it.
+        if &b[2..10] != b"b2frame\0" {
             return Err(crate::traced!(
                 ErrorKind::InvalidHeader,
-                "No 'b2frame' magic at offset 2: not a Blosc2 frame"
+                "No 'b2frame\\0' magic at offset 2 (found {:02x?}): not a Blosc2 frame",
+                &b[2..10]
             ));
         }
         let general_flags = b[pos::FLAGS];
@@ -130,6 +133,20 @@ impl FrameHeader {
         let mut filters = [0u8; 6];
         let mut filters_meta = [0u8; 6];
         filters[..nfilters].copy_from_slice(&b[71..71 + nfilters]);
+        // An id the format leaves undefined cannot be the frame's pipeline
+        // (C-Blosc2 refuses it when it makes the frame's contexts); user ids
+        // may be registered later and are checked when a chunk needs them.
+        if let Some(i) = filters
+            .iter()
+            .position(|&f| crate::chunk::pipeline::check_filters(&[f, 0, 0, 0, 0, 0]).is_err())
+        {
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Frame header names filter {} (offset {}), an id no filter has",
+                filters[i],
+                71 + i
+            ));
+        }
         filters_meta[..nfilters]
             .copy_from_slice(&b[pos::FILTERS_META..pos::FILTERS_META + nfilters]);
         let h = FrameHeader {

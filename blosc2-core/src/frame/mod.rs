@@ -144,11 +144,14 @@ pub fn read_info_lazy(
     } else {
         header::CONTIGUOUS
     };
-    if h.frame_type & 0x0f != want_type {
+    // The high nibble is for user-defined frame types, which this library
+    // has none of: the whole byte must be the expected type.
+    if h.frame_type != want_type {
         return Err(crate::traced!(
             ErrorKind::FrameType,
-            "Frame type {} is not the {} frame expected",
-            h.frame_type & 0x0f,
+            "Frame type {} (offset {}) is not the {} frame expected",
+            h.frame_type,
+            header::pos::FRAME_TYPE,
             if sparse { "sparse" } else { "contiguous" }
         ));
     }
@@ -205,6 +208,15 @@ pub fn read_info_lazy(
         }
         let ih = read_vec(src, idx_pos, ext)?;
         let ihdr = crate::chunk::ChunkHeader::read(&ih)?;
+        // The index is an array of int64 offsets: C-Blosc2 reads them as
+        // items of the index chunk's typesize and refuses any other width.
+        if ihdr.typesize != 8 {
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Index chunk at offset {idx_pos} has typesize {} (chunk offset 3), not the 8 of its int64 offsets",
+                ihdr.typesize
+            ));
+        }
         let icb = ihdr.cbytes as i64;
         if icb < ext || idx_pos + icb > trailer_off {
             return Err(crate::traced!(

@@ -343,6 +343,18 @@ impl SuperChunk {
     pub fn decompress_chunk(&self, n: i64, dest: &mut [u8]) -> Result<usize> {
         let c = self.chunk(n)?;
         let nb = ChunkHeader::read(&c)?.nbytes;
+        // A frame opened from a file takes the sizes of its chunks from the
+        // header (chunksize, nbytes) without reading each one; C-Blosc2
+        // checks them at open. A chunk that says otherwise is damaged:
+        // decoding it as it is would give another number of bytes.
+        let e = self.entries.get(self.check_index(n)?)?;
+        if !matches!(e.slot, Slot::Special(_)) && e.nbytes >= 0 && nb != e.nbytes {
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Chunk {n} holds {nb} bytes (its header, offset 4), not the {} the frame's chunksize and nbytes give it",
+                e.nbytes
+            ));
+        }
         if (dest.len() as i64) < nb as i64 {
             return Err(ErrorKind::InvalidParam);
         }
