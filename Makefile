@@ -1,6 +1,10 @@
 # Build, install and test the Rust libblosc2 like upstream's C library.
 #
 #   make                      cargo build --release (with zlib-ng when cmake can be had)
+#   make install PREFIX=DIR TARGET=x86_64-pc-windows-gnu
+#                             the same for Windows with MinGW: bin/libblosc2.dll,
+#                             lib/libblosc2.dll.a (import library), lib/libblosc2.a, ...
+#   make test-windows         the MinGW build under wine (scripts/test-windows.sh)
 #   make install PREFIX=DIR   lib/libblosc2.so.9 (+ .so link, .a), include/,
 #                             lib/pkgconfig/blosc2.pc and blosc2-static.pc,
 #                             lib/cmake/Blosc2/, bin/b2 (the command-line tool);
@@ -36,6 +40,9 @@ CARGO ?= cargo
 CMAKE_ARGS ?=
 # `make python-blosc2`'s venv; empty: PREFIX/venv.
 VENV ?=
+# A Rust target triple to cross-build for (cargo --target); empty: the host.
+# x86_64-pc-windows-gnu builds upstream's MinGW files (needs MinGW's gcc).
+TARGET ?=
 SHELL = /bin/sh
 
 VERSION = 3.3.5
@@ -50,11 +57,12 @@ CMAKE_FILES_DIR ?= build/cmake-files
 # What `make install-files` copies; overridable so that the install layout
 # (and the whole test suite) can be exercised with another build of
 # libblosc2, e.g. the reference C library: see `make test-c-ref`.
-SRC_SO ?= $(TARGET_DIR)/release/libblosc2.so
-SRC_A ?= $(TARGET_DIR)/release/libblosc2.a
+# (For a Windows TARGET, cargo's blosc2.dll and b2.exe stand for these.)
+SRC_SO ?= $(TARGET_DIR)/$(TARGET)/release/libblosc2.so
+SRC_A ?= $(TARGET_DIR)/$(TARGET)/release/libblosc2.a
 # The `b2` command-line tool; installed into bin/ when it was built (a
 # prefix made from another libblosc2, as `make test-c-ref` does, has none).
-SRC_BIN ?= $(TARGET_DIR)/release/b2
+SRC_BIN ?= $(TARGET_DIR)/$(TARGET)/release/b2
 SRC_INCLUDE ?= include
 
 # System libraries a Rust staticlib needs when linked into a C program, from
@@ -74,7 +82,7 @@ INTEROP_STRICT ?= 1
 # The shared corpora and tools live beside the repository.
 SHARED_DIR ?= ../shared
 
-.PHONY: all build install install-files uninstall headers test test-cargo test-cross \
+.PHONY: all build install install-files uninstall headers test test-cargo test-cross test-windows \
 	test-c test-c-ref interop test-conformance test-clients python-blosc2 native-static-libs clean
 
 all: build
@@ -97,8 +105,9 @@ all: build
 # HOST_CC changes, so every checkout sharing a target directory names the
 # same path.
 build:
-	@mkdir -p "$(TARGET_DIR)"; tdir=$$(cd "$(TARGET_DIR)" && pwd); \
-	if [ -z "$${HOST_CC:-}" ] && ! echo "$$tdir" | grep -q '[[:space:]]'; then \
+	@tflag=; [ -z "$(TARGET)" ] || tflag="--target $(TARGET)"; \
+	mkdir -p "$(TARGET_DIR)"; tdir=$$(cd "$(TARGET_DIR)" && pwd); \
+	if [ -z "$(TARGET)" ] && [ -z "$${HOST_CC:-}" ] && ! echo "$$tdir" | grep -q '[[:space:]]'; then \
 		cmp -s cmake/lz4-cc-launcher.sh "$$tdir/lz4-cc-launcher.sh" || \
 			cp cmake/lz4-cc-launcher.sh "$$tdir/lz4-cc-launcher.sh"; \
 		HOST_CC="$$tdir/lz4-cc-launcher.sh $${CC:-cc}"; \
@@ -107,13 +116,13 @@ build:
 	fi; \
 	if cmake=$$(sh scripts/ensure-cmake.sh); then \
 		echo "make: zlib-ng built with $$cmake"; \
-		echo "$(CARGO) build --release --features libblosc2-rs-cdylib/zlib-ng"; \
+		echo "$(CARGO) build --release $$tflag --features libblosc2-rs-cdylib/zlib-ng"; \
 		CMAKE_C_COMPILER_LAUNCHER="$${CMAKE_C_COMPILER_LAUNCHER:-$$PWD/cmake/zlib-ng-cc-launcher.sh}" \
-		CMAKE="$$cmake" $(CARGO) build --release --features libblosc2-rs-cdylib/zlib-ng; \
+		CMAKE="$$cmake" $(CARGO) build --release $$tflag --features libblosc2-rs-cdylib/zlib-ng; \
 	else \
 		echo "make: WARNING: no cmake, so no zlib-ng: the library uses zlib-rs for zlib (slower inflate)" >&2; \
-		echo "$(CARGO) build --release"; \
-		$(CARGO) build --release; \
+		echo "$(CARGO) build --release $$tflag"; \
+		$(CARGO) build --release $$tflag; \
 	fi
 
 headers:
@@ -125,13 +134,16 @@ install: build install-files
 # through the same CMake install rules, without cargo.
 install-files:
 	@test -f "$(SRC_INCLUDE)/blosc2.h" || { echo "install: $(SRC_INCLUDE)/blosc2.h missing (run 'make headers')" >&2; exit 1; }
-	@test -f "$(SRC_SO)" || { echo "install: $(SRC_SO) missing (run 'make build')" >&2; exit 1; }
-	@test -f "$(SRC_A)" || { echo "install: $(SRC_A) missing (run 'make build')" >&2; exit 1; }
-	@mkdir -p build; cmake=$$(sh scripts/ensure-cmake.sh) || exit 1; \
-	inc=$$(cd "$(SRC_INCLUDE)" && pwd); so=$$(cd "$$(dirname "$(SRC_SO)")" && pwd)/$$(basename "$(SRC_SO)"); \
+	@src_so="$(SRC_SO)"; src_bin="$(SRC_BIN)"; lp="$(LIBS_PRIVATE)"; clp="$(CMAKE_LIBS_PRIVATE)"; \
+	case "$(TARGET)" in *-windows-*) \
+		src_so=$$(dirname "$$src_so")/blosc2.dll; src_bin=$$src_bin.exe; lp=; clp= ;; esac; \
+	test -f "$$src_so" || { echo "install: $$src_so missing (run 'make build')" >&2; exit 1; }; \
+	test -f "$(SRC_A)" || { echo "install: $(SRC_A) missing (run 'make build')" >&2; exit 1; }; \
+	mkdir -p build; cmake=$$(sh scripts/ensure-cmake.sh) || exit 1; \
+	inc=$$(cd "$(SRC_INCLUDE)" && pwd); so=$$(cd "$$(dirname "$$src_so")" && pwd)/$$(basename "$$src_so"); \
 	a=$$(cd "$$(dirname "$(SRC_A)")" && pwd)/$$(basename "$(SRC_A)"); \
-	bin=; if [ -f "$(SRC_BIN)" ]; then bin=$$(cd "$$(dirname "$(SRC_BIN)")" && pwd)/$$(basename "$(SRC_BIN)"); \
-		else echo "install: $(SRC_BIN) not built, no bin/b2"; fi; \
+	bin=; if [ -f "$$src_bin" ]; then bin=$$(cd "$$(dirname "$$src_bin")" && pwd)/$$(basename "$$src_bin"); \
+		else echo "install: $$src_bin not built, no bin/b2"; fi; \
 	case "$(PREFIX)" in /*) prefix="$(PREFIX)" ;; *) prefix="$$PWD/$(PREFIX)" ;; esac; \
 	rm -rf "$(CMAKE_FILES_DIR)"; \
 	"$$cmake" -S . -B "$(CMAKE_FILES_DIR)" -DBUILD_TESTS=OFF -DBUILD_FUZZERS=OFF \
@@ -139,7 +151,8 @@ install-files:
 		-DBLOSC2_RS_PREBUILT_SHARED="$$so" -DBLOSC2_RS_PREBUILT_STATIC="$$a" \
 		-DBLOSC2_RS_PREBUILT_B2="$$bin" -DBLOSC2_RS_BUILD_B2=ON \
 		-DBLOSC2_RS_PREBUILT_INCLUDEDIR="$$inc" \
-		-DBLOSC2_RS_LIBS_PRIVATE="$(LIBS_PRIVATE)" -DBLOSC2_RS_CMAKE_LIBS_PRIVATE="$(CMAKE_LIBS_PRIVATE)" \
+		-DBLOSC2_RS_LIBS_PRIVATE="$$lp" -DBLOSC2_RS_CMAKE_LIBS_PRIVATE="$$clp" \
+		-DBLOSC2_RS_RUST_TARGET="$(TARGET)" \
 		-DCMAKE_INSTALL_PREFIX="$$prefix" -DCMAKE_INSTALL_LIBDIR="$(LIBDIR)" \
 		-DCMAKE_INSTALL_INCLUDEDIR="$(INCLUDEDIR)" -DCMAKE_INSTALL_BINDIR="$(BINDIR)" \
 		$(CMAKE_ARGS) >"$(CMAKE_FILES_DIR).configure.log" 2>&1 || \
@@ -169,6 +182,12 @@ test-cargo:
 # cross gcc and qemu when it can (scripts/test-cross.sh says what it needs).
 test-cross:
 	CARGO="$(CARGO)" sh scripts/test-cross.sh
+
+# The Windows (MinGW) build under wine: the core's tests, the DLL installed
+# with its import library, the C tests and the interop corpora; installs
+# MinGW and wine when it can (scripts/test-windows.sh says what it needs).
+test-windows:
+	CARGO="$(CARGO)" SHARED_DIR=$(SHARED_DIR) sh scripts/test-windows.sh
 
 # Install into build/prefix and run only the C tests against it.
 test-c: build

@@ -167,6 +167,9 @@ if [ "${C_TESTS_VALGRIND:-0}" = 1 ]; then
         echo "c-tests: C_TESTS_VALGRIND=1 but valgrind is not installed; running without it"
     fi
 fi
+# MinGW's gcc writes NAME.exe for -o NAME, and wine runs it only by that name.
+exe=""
+case $($CC -dumpmachine 2>/dev/null) in *mingw* | *windows*) exe=.exe ;; esac
 for src in "$here"/*.c; do
     [ -f "$src" ] || continue
     name=$(basename "$src" .c)
@@ -185,7 +188,13 @@ for src in "$here"/*.c; do
         # counts what is missing. Any compile error still fails.
         missing=$(sed -n "s/.*undefined reference to \`\([A-Za-z0-9_]*\)'.*/\1/p" "$log" | sort -u | tr '\n' ' ')
         if [ -n "$missing" ] && ! grep -v 'collect2: error: ld returned' "$log" | grep -q ' error: '; then
-            skip "$name" "needs API functions not implemented yet: $missing"
+            case $missing in
+            blosc* | b2nd* | *" blosc"* | *" b2nd"*)
+                skip "$name" "needs API functions not implemented yet: $missing" ;;
+            # POSIX calls the test itself uses (memmem, mkdtemp), which
+            # MinGW's C runtime lacks
+            *) skip "$name" "the C runtime lacks what the test uses: $missing" ;;
+            esac
         else
             fail "$name" "does not compile/link against $P" "$log"
         fi
@@ -200,7 +209,7 @@ for src in "$here"/*.c; do
         continue
     fi
     # shellcheck disable=SC2086
-    LD_LIBRARY_PATH=$P/lib C_TESTS_TIME_SCALE=${RUNNER:+10} limit $plimit $memcheck $RUNNER "$OUT/bin/$name" >>"$log" 2>&1
+    LD_LIBRARY_PATH=$P/lib C_TESTS_TIME_SCALE=${RUNNER:+10} limit $plimit $memcheck $RUNNER "$OUT/bin/$name$exe" >>"$log" 2>&1
     rc=$?
     case $rc in
         0) pass "$name" ;;

@@ -32,6 +32,20 @@ endfunction()
 _blosc2_rel(BLOSC2_PC_TO_PREFIX "${_blosc2_full_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
 _blosc2_rel(BLOSC2_PREFIX_TO_LIBDIR "${CMAKE_INSTALL_PREFIX}" "${_blosc2_full_LIBDIR}")
 _blosc2_rel(BLOSC2_PREFIX_TO_INCLUDEDIR "${CMAKE_INSTALL_PREFIX}" "${_blosc2_full_INCLUDEDIR}")
+if(IS_ABSOLUTE "${CMAKE_INSTALL_BINDIR}")
+    set(_blosc2_full_BINDIR "${CMAKE_INSTALL_BINDIR}")
+else()
+    set(_blosc2_full_BINDIR "${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}")
+endif()
+_blosc2_rel(BLOSC2_PREFIX_TO_BINDIR "${CMAKE_INSTALL_PREFIX}" "${_blosc2_full_BINDIR}")
+# Where Blosc2Targets.cmake finds the shared library, relative to the prefix.
+if(_blosc2_windows)
+    set(BLOSC2_PREFIX_TO_SHARED "${BLOSC2_PREFIX_TO_BINDIR}/libblosc2.dll")
+    set(BLOSC2_SHARED_LINK_PROPERTY "IMPORTED_IMPLIB \"\${_blosc2_libdir}/libblosc2.dll.a\"")
+else()
+    set(BLOSC2_PREFIX_TO_SHARED "${BLOSC2_PREFIX_TO_LIBDIR}/libblosc2.so.${BLOSC2_SOVERSION}")
+    set(BLOSC2_SHARED_LINK_PROPERTY "IMPORTED_SONAME \"libblosc2.so.${BLOSC2_SOVERSION}\"")
+endif()
 _blosc2_rel(BLOSC2_CMAKEDIR_TO_PREFIX "${_blosc2_full_CMAKEDIR}" "${CMAKE_INSTALL_PREFIX}")
 
 # Values the templates share with the Makefile's historical names.
@@ -87,12 +101,18 @@ endforeach()
 # Installed binaries, as destination/name (the destination may be relative
 # to the prefix, which `cmake --install --prefix` can still change).
 set(_blosc2_installed "")
+if(_blosc2_windows)
+    # the DLL beside the programs, as upstream's RUNTIME DESTINATION bin
+    set(_blosc2_shared_dest "${CMAKE_INSTALL_BINDIR}")
+else()
+    set(_blosc2_shared_dest "${CMAKE_INSTALL_LIBDIR}")
+endif()
 if(BUILD_SHARED)
-    install(FILES "${_blosc2_staged_shared}" DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT LIB
+    install(FILES "${_blosc2_staged_shared}" DESTINATION "${_blosc2_shared_dest}" COMPONENT LIB
         PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
-    # A symlink is installed as a symlink.
+    # A symlink is installed as a symlink (the import library on Windows).
     install(FILES "${_blosc2_staged_link}" DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT DEV)
-    list(APPEND _blosc2_installed "${CMAKE_INSTALL_LIBDIR}/${_blosc2_so_name}")
+    list(APPEND _blosc2_installed "${_blosc2_shared_dest}/${_blosc2_so_name}")
 endif()
 if(BUILD_STATIC)
     install(FILES "${_blosc2_staged_static}" DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT DEV)
@@ -100,16 +120,22 @@ if(BUILD_STATIC)
 endif()
 if(BLOSC2_RS_BUILD_B2)
     install(PROGRAMS "${_blosc2_staged_b2}" DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT LIB)
-    list(APPEND _blosc2_installed "${CMAKE_INSTALL_BINDIR}/b2")
+    list(APPEND _blosc2_installed "${CMAKE_INSTALL_BINDIR}/${_blosc2_b2_name}")
 endif()
-if(BLOSC2_RS_INSTALL_STRIP_DEBUG AND CMAKE_STRIP)
+# The host's strip may not know PE files: MinGW's own, when there is one.
+set(_blosc2_strip "${CMAKE_STRIP}")
+if(_blosc2_windows AND NOT WIN32)
+    find_program(BLOSC2_RS_MINGW_STRIP x86_64-w64-mingw32-strip)
+    set(_blosc2_strip "${BLOSC2_RS_MINGW_STRIP}")
+endif()
+if(BLOSC2_RS_INSTALL_STRIP_DEBUG AND _blosc2_strip)
     # The installed copies only; the staged ones keep their symbols.
     install(CODE "
         foreach(_f ${_blosc2_installed})
             if(NOT IS_ABSOLUTE \"\${_f}\")
                 set(_f \"\${CMAKE_INSTALL_PREFIX}/\${_f}\")
             endif()
-            execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug \"\$ENV{DESTDIR}\${_f}\")
+            execute_process(COMMAND \"${_blosc2_strip}\" --strip-debug \"\$ENV{DESTDIR}\${_f}\")
         endforeach()" COMPONENT LIB)
 endif()
 

@@ -349,7 +349,7 @@ fn type_decls(base: &cbindgen::Config, src: &Path) -> Result<String, String> {
         })
         .filter(|n| !n.is_empty() && !base.export.exclude.contains(n))
         .collect();
-    run_cbindgen(base, src, |c| {
+    let text = run_cbindgen(base, src, |c| {
         c.export.include = names;
         c.export.item_types = vec![
             cbindgen::ItemType::Structs,
@@ -357,7 +357,36 @@ fn type_decls(base: &cbindgen::Config, src: &Path) -> Result<String, String> {
             cbindgen::ItemType::Typedefs,
             cbindgen::ItemType::Enums,
         ];
-    })
+    })?;
+    Ok(conditional_members_whole(&text))
+}
+
+/// cbindgen closes a struct's last, `#[cfg]`-conditional member with a `;`
+/// after its `#endif`, so the header has a stray `;` where the condition is
+/// false (a `-Wpedantic` warning); the `;` belongs inside the condition.
+fn conditional_members_whole(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let (line, next, after) = (lines[i], lines.get(i + 1), lines.get(i + 2));
+        if next.is_some_and(|n| n.trim() == "#endif")
+            && after.is_some_and(|a| a.trim() == ";")
+            && !line.trim_end().ends_with(';')
+        {
+            out.push(format!("{};", line.trim_end()));
+            out.push(lines[i + 1].to_string());
+            i += 3;
+            continue;
+        }
+        out.push(line.to_string());
+        i += 1;
+    }
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined
 }
 
 /// The function prototypes of an area's function files.

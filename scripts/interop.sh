@@ -224,9 +224,16 @@ ours_tools() {
     build_tools "$P" "$work/ours" all ours "${INTEROP_CC:-}" || return 1
     [ -n "${INTEROP_RUNNER:-}" ] || return 0
     for t in b2gen b2check b2describe; do
-        [ -f "$work/ours/$t" ] || continue
-        mv "$work/ours/$t" "$work/ours/$t.bin"
-        printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$INTEROP_RUNNER" "$work/ours/$t.bin" >"$work/ours/$t"
+        if [ -f "$work/ours/$t.exe" ]; then
+            # MinGW's gcc wrote NAME.exe, the only name wine runs it by
+            bin=$work/ours/$t.exe
+        elif [ -f "$work/ours/$t" ]; then
+            bin=$work/ours/$t.bin
+            mv "$work/ours/$t" "$bin"
+        else
+            continue
+        fi
+        printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$INTEROP_RUNNER" "$bin" >"$work/ours/$t"
         chmod +x "$work/ours/$t"
     done
     echo "interop: our tools built with ${INTEROP_CC:-cc}, run through $INTEROP_RUNNER"

@@ -48,6 +48,10 @@
 #                 s390x (big-endian), i686 (32-bit) and aarch64, and clippy
 #                 for each; a target whose toolchain or emulator cannot be
 #                 installed is a SKIP, saying what is missing
+#   windows       scripts/test-windows.sh: the MinGW build (libblosc2.dll and
+#                 its import library) under wine: the core's tests, c-tests,
+#                 interop corpora across Linux and Windows; a SKIP, saying
+#                 why, when MinGW or wine cannot be installed
 #
 # Time budget: TEST_DEADLINE (seconds since the epoch; .ci/run sets it from
 # CI's time limit) bounds the run.  A part still running at the deadline is
@@ -69,7 +73,7 @@ CARGO=${CARGO:-cargo}
 MAKE=${MAKE:-make}
 INTEROP_STRICT=${INTEROP_STRICT:-1}
 SHARED_DIR=${SHARED_DIR:-../shared}
-ALL_PARTS="cargo-fmt install c-tests interop conformance cargo-test c-threads cargo-clippy cargo-doc fuzz-smoke cmake-recipes package msrv python cross"
+ALL_PARTS="cargo-fmt install c-tests interop conformance cargo-test c-threads cargo-clippy cargo-doc fuzz-smoke cmake-recipes package msrv python cross windows"
 TEST_PARTS=${TEST_PARTS:-$ALL_PARTS}
 ESSENTIAL_PARTS="install c-tests interop conformance cargo-test"
 TEST_DEADLINE=${TEST_DEADLINE:-}
@@ -174,6 +178,23 @@ simple_part() {
         record "PASS $part ($(elapsed "$t"))"
     else
         record "FAIL $part ($(elapsed "$t"), exit $rc; log: build/logs/$part.log)"
+        nfail=$((nfail + 1))
+    fi
+}
+
+# test-windows.sh exits 77 when it could run nothing (no MinGW or wine):
+# a SKIP with its reason, not a PASS.
+part_windows() {
+    t=$(date +%s)
+    run_logged windows env SHARED_DIR="$SHARED_DIR" CARGO="$CARGO" sh scripts/test-windows.sh
+    if [ "$cut" -eq 1 ]; then
+        budget_cut windows "stopped after $(elapsed "$t")"
+    elif [ "$rc" -eq 77 ]; then
+        record "SKIP windows: $(sed -n 's/^SKIP windows clippy: //p' "$logs/windows.log" | head -n 1)"
+    elif [ "$rc" -eq 0 ]; then
+        record "PASS windows ($(elapsed "$t"))"
+    else
+        record "FAIL windows ($(elapsed "$t"), exit $rc; log: build/logs/windows.log)"
         nfail=$((nfail + 1))
     fi
 }
@@ -372,6 +393,7 @@ for part in $ALL_PARTS; do
         package) simple_part package sh scripts/check-package.sh ;;
         msrv) if may_start msrv; then part_msrv; fi ;;
         cross) simple_part cross sh scripts/test-cross.sh ;;
+        windows) if may_start windows; then part_windows; fi ;;
     esac
 done
 

@@ -45,8 +45,8 @@ typedef struct blosc2_stdio_params {
 
 // State and parameters of the memory-mapped backend (`BLOSC2_IO_FILESYSTEM_MMAP`).
 //
-// Upstream adds a `HANDLE mmap_handle` member on Windows only; this library
-// targets POSIX systems and has no such member.
+// On Windows the struct ends with the mapping object's handle, as
+// upstream's does (its layout is ABI there too).
 typedef struct blosc2_stdio_mmap {
   // Open mode: "r", "r+", "w+" or "c" (copy-on-write, like NumPy's memmap).
   const char *mode;
@@ -72,6 +72,10 @@ typedef struct blosc2_stdio_mmap {
   int64_t access_flags;
   // Mapping flags.
   int64_t map_flags;
+#if defined(_WIN32)
+  // The file-mapping object of the mapping (INVALID_HANDLE_VALUE when none).
+  HANDLE mmap_handle;
+#endif
 } blosc2_stdio_mmap;
 /** Default parameters of the filesystem backend: no locking. */
 static const blosc2_stdio_params BLOSC2_STDIO_PARAMS_DEFAULTS = {false};
@@ -82,6 +86,9 @@ static const blosc2_stdio_params BLOSC2_STDIO_PARAMS_DEFAULTS = {false};
  */
 static const blosc2_stdio_mmap BLOSC2_STDIO_MMAP_DEFAULTS = {
   "r", (size_t)1 << 30, false, NULL, NULL, 0, 0, false, NULL, -1, -1, -1
+#if defined(_WIN32)
+  , INVALID_HANDLE_VALUE
+#endif
 };
 
 // Open `urlpath` with an fopen mode.

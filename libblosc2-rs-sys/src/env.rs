@@ -4,6 +4,7 @@
 //! `environ` picks out the `BLOSC_` entries, which keeps that cheap.
 
 use blosc2_core::chunk::params::SplitMode;
+#[cfg(not(windows))]
 use std::ffi::{c_char, CStr};
 
 #[derive(Default, Debug)]
@@ -43,6 +44,22 @@ fn strtol(s: &str) -> Option<i64> {
 
 /// The `BLOSC_` variables of the environment, as (name after the prefix,
 /// value) pairs.
+#[cfg(windows)]
+fn blosc_vars() -> Vec<(Vec<u8>, String)> {
+    // The process environment (what the C runtime's getenv sees too: its
+    // _putenv writes through to it). Windows has no `environ` of bytes to
+    // walk; names and values are UTF-16, taken as UTF-8 here. Names are
+    // case-insensitive there, as getenv's lookups are: upper-cased.
+    std::env::vars_os()
+        .filter_map(|(k, v)| {
+            let k = k.to_string_lossy().to_ascii_uppercase();
+            let name = k.strip_prefix("BLOSC_")?.as_bytes().to_vec();
+            Some((name, v.to_string_lossy().into_owned()))
+        })
+        .collect()
+}
+
+#[cfg(not(windows))]
 fn blosc_vars() -> Vec<(Vec<u8>, String)> {
     let mut out = Vec::new();
     // SAFETY: `environ` is the process's NULL-terminated array of

@@ -15,28 +15,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 // ----- the default filesystem callbacks -----
 
-/// The large-file calls. glibc and Android's bionic keep a 32-bit `off_t`
-/// on 32-bit targets (i686, armhf) unless the `*64` variants are used, and
-/// frames pass 2 GiB; everywhere else `off_t` is 64 bits already (musl,
-/// the BSDs, macOS, every 64-bit target), so the plain names serve.
-#[cfg(any(all(target_os = "linux", target_env = "gnu"), target_os = "android"))]
-mod lfs {
-    pub(super) use libc::{
-        fopen64 as fopen, fstat64 as fstat, ftruncate64 as ftruncate, mmap64 as mmap,
-        off64_t as off_t, pread64 as pread, pwrite64 as pwrite, stat64 as stat,
-    };
-}
-#[cfg(not(any(all(target_os = "linux", target_env = "gnu"), target_os = "android")))]
-mod lfs {
-    pub(super) use libc::{fopen, fstat, ftruncate, mmap, off_t, pread, pwrite, stat};
-}
-
-/// A file offset or size as `off_t`, None where it does not fit (only
-/// possible on a target whose `off_t` is narrower than 64 bits).
-#[allow(clippy::unnecessary_fallible_conversions)] // off_t is i64 on most targets
-fn off(v: i64) -> Option<lfs::off_t> {
-    lfs::off_t::try_from(v).ok()
-}
+/// The platform's calls under the two filesystem backends.
+#[cfg(unix)]
+#[path = "io/unix.rs"]
+mod os;
+#[cfg(windows)]
+#[path = "io/windows.rs"]
+mod os;
 
 /// Open `urlpath` with an fopen mode.
 ///
@@ -54,7 +39,7 @@ pub unsafe extern "C" fn blosc2_stdio_open(
             return ptr::null_mut();
         }
         // SAFETY: two C strings per the contract.
-        let f = unsafe { lfs::fopen(urlpath, mode) };
+        let f = unsafe { os::fopen(urlpath, mode) };
         if f.is_null() {
             return ptr::null_mut();
         }
@@ -103,62 +88,13 @@ pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
 /// # Safety
 /// `stream` is NULL or came from `blosc2_stdio_open`.
 #[no_mangle]
-#[allow(clippy::useless_conversion)] // st_size is i64 wherever off_t is 64-bit
 pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     // SAFETY: per the contract.
     let Some(f) = (unsafe { stdio_file(stream) }) else {
         return -1;
     };
-    // SAFETY: a live FILE; fstat writes into a zeroed stat.
-    unsafe {
-        let mut st: lfs::stat = std::mem::zeroed();
-        if lfs::fstat(libc::fileno(f), &mut st) != 0 {
-            return -1;
-        }
-        i64::from(st.st_size)
-    }
-}
-
-/// Positioned transfer without moving the stream position; bytes moved.
-///
-/// # Safety
-/// `buf` has `n` bytes (readable for writes, writable for reads).
-unsafe fn pio(f: *mut libc::FILE, buf: *mut u8, n: usize, pos: i64, write: bool) -> usize {
-    // SAFETY: a live FILE per the caller.
-    let fd = unsafe { libc::fileno(f) };
-    if fd < 0 {
-        return 0;
-    }
-    let mut done = 0usize;
-    while done < n {
-        let todo = (n - done).min(1 << 30);
-        let Some(off) = i64::try_from(done)
-            .ok()
-            .and_then(|d| pos.checked_add(d))
-            .and_then(off)
-        else {
-            break;
-        };
-        // SAFETY: `buf + done` has `todo` bytes per the caller.
-        let r = unsafe {
-            if write {
-                lfs::pwrite(fd, buf.add(done).cast(), todo, off)
-            } else {
-                lfs::pread(fd, buf.add(done).cast(), todo, off)
-            }
-        };
-        if r < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            break;
-        }
-        if r == 0 {
-            break;
-        }
-        done += r as usize;
-    }
-    done
+    // SAFETY: a live FILE.
+    unsafe { os::file_size(f) }
 }
 
 fn nbytes_of(size: i64, nitems: i64, position: i64) -> Option<usize> {
@@ -192,7 +128,7 @@ pub unsafe extern "C" fn blosc2_stdio_write(
         return 0;
     }
     // SAFETY: `n` readable bytes at ptr per the contract (pio only reads them).
-    let done = unsafe { pio(f, ptr as *mut u8, n, position, true) };
+    let done = unsafe { os::pio(f, ptr as *mut u8, n, position, true) };
     if size > 0 {
         done as i64 / size
     } else {
@@ -228,7 +164,7 @@ pub unsafe extern "C" fn blosc2_stdio_read(
         return 0;
     }
     // SAFETY: `n` writable bytes at buf per the contract.
-    let done = unsafe { pio(f, buf.cast(), n, position, false) };
+    let done = unsafe { os::pio(f, buf.cast(), n, position, false) };
     if size > 0 {
         done as i64 / size
     } else {
@@ -246,14 +182,8 @@ pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -
     let Some(f) = (unsafe { stdio_file(stream) }) else {
         return -1;
     };
-    let Some(size) = off(size).filter(|&s| s >= 0) else {
-        return -1;
-    };
     // SAFETY: a live FILE.
-    unsafe {
-        libc::fflush(f);
-        lfs::ftruncate(libc::fileno(f), size)
-    }
+    unsafe { os::truncate(f, size) }
 }
 
 /// The default backend has no parameters to release.
@@ -311,46 +241,18 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
         }
         // SAFETY: a C string per the contract.
         let mode = unsafe { CStr::from_ptr(m.mode) }.to_bytes();
-        let (prot, flags, memory_only, fmode, initial) = match mode {
-            b"r" => (libc::PROT_READ, libc::MAP_SHARED, false, c"rb", false),
-            b"r+" => (
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                false,
-                c"rb+",
-                true,
-            ),
-            b"w+" => (
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                false,
-                c"wb+",
-                true,
-            ),
-            b"c" => (
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE,
-                true,
-                c"rb",
-                true,
-            ),
-            _ => return ptr::null_mut(),
+        let Some((prot, flags, memory_only, fmode, initial)) = os::mmap_mode(mode) else {
+            return ptr::null_mut();
         };
         // SAFETY: C strings; the FILE and mapping are owned by `m` until
         // blosc2_stdio_mmap_destroy.
         unsafe {
-            let f = lfs::fopen(urlpath, fmode.as_ptr());
+            let f = os::fopen(urlpath, fmode.as_ptr());
             if f.is_null() {
                 return ptr::null_mut();
             }
-            let fd = libc::fileno(f);
-            let mut st: lfs::stat = std::mem::zeroed();
-            if lfs::fstat(fd, &mut st) != 0 {
-                libc::fclose(f);
-                return ptr::null_mut();
-            }
             // a file larger than the address space cannot be mapped whole
-            let Ok(file_size) = usize::try_from(st.st_size) else {
+            let Some(file_size) = os::map_size(f) else {
                 libc::fclose(f);
                 return ptr::null_mut();
             };
@@ -360,9 +262,18 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
                 file_size
             };
             mapping = mapping.max(file_size).max(1);
-            let addr = lfs::mmap(ptr::null_mut(), mapping, prot, flags, fd, 0);
-            if addr == libc::MAP_FAILED {
+            m.file = f;
+            m.fd = libc::fileno(f);
+            m.file_size = file_size;
+            m.mapping_size = mapping;
+            m.access_flags = prot;
+            m.map_flags = flags;
+            m.is_memory_only = memory_only;
+            if !os::map(m) {
                 libc::fclose(f);
+                m.file = ptr::null_mut();
+                m.fd = -1;
+                m.addr = ptr::null_mut();
                 return ptr::null_mut();
             }
             if std::env::var_os("BLOSC_INFO").is_some() {
@@ -376,14 +287,6 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
                 );
             }
             m.urlpath = libc::strdup(urlpath);
-            m.file = f;
-            m.fd = fd;
-            m.file_size = file_size;
-            m.mapping_size = mapping;
-            m.addr = addr.cast();
-            m.access_flags = prot as i64;
-            m.map_flags = flags as i64;
-            m.is_memory_only = memory_only;
             // the caller's mode string need not outlive this call
             m.mode = ptr::null();
         }
@@ -440,27 +343,9 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
     else {
         return 0;
     };
-    if end > m.file_size {
-        if !m.is_memory_only {
-            let Some(end_off) = i64::try_from(end).ok().and_then(off) else {
-                return 0;
-            };
-            // SAFETY: our own descriptor.
-            if unsafe { lfs::ftruncate(m.fd, end_off) } < 0 {
-                return 0;
-            }
-        }
-        m.file_size = end;
-    }
-    if m.mapping_size < m.file_size {
-        let new = m.file_size.saturating_mul(2);
-        // SAFETY: remapping our own mapping; the old address is not used after.
-        let a = unsafe { libc::mremap(m.addr.cast(), m.mapping_size, new, libc::MREMAP_MAYMOVE) };
-        if a == libc::MAP_FAILED {
-            return 0;
-        }
-        m.addr = a.cast();
-        m.mapping_size = new;
+    // SAFETY: our own mapping; a moved one is only reached through `m.addr`.
+    if !unsafe { os::grow(m, end) } {
+        return 0;
     }
     // SAFETY: [position, end) lies in the mapping; `n` readable bytes at ptr_.
     unsafe {
@@ -522,7 +407,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i
         return -1;
     };
     // a size past the address space cannot be mapped
-    let (Ok(new_size), Some(size)) = (usize::try_from(size), off(size)) else {
+    let Ok(new_size) = usize::try_from(size) else {
         return -1;
     };
     if m.file_size == new_size {
@@ -533,7 +418,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i
         return 0;
     }
     // SAFETY: our own descriptor.
-    unsafe { lfs::ftruncate(m.fd, size) }
+    unsafe { os::set_file_size(m, size) }
 }
 
 /// Flush, unmap and close; frees the struct when `needs_free` says so.
@@ -546,22 +431,13 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int
     let Some(m) = (unsafe { params.cast::<blosc2_stdio_mmap>().as_mut() }) else {
         return -1;
     };
-    let mut rc = 0;
     // SAFETY: releasing what blosc2_stdio_mmap_open acquired, once.
     unsafe {
-        if m.addr.is_null() || m.file.is_null() {
-            rc = -1;
+        let mut rc = if m.addr.is_null() || m.file.is_null() {
+            -1
         } else {
-            if (m.access_flags & libc::PROT_WRITE as i64) != 0
-                && !m.is_memory_only
-                && libc::msync(m.addr.cast(), m.file_size, libc::MS_SYNC) < 0
-            {
-                rc = -1;
-            }
-            if libc::munmap(m.addr.cast(), m.mapping_size) < 0 {
-                rc = -1;
-            }
-        }
+            os::unmap(m)
+        };
         if !m.file.is_null() && libc::fclose(m.file) < 0 {
             rc = -1;
         }
@@ -572,8 +448,8 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int
         if m.needs_free {
             libc::free(params);
         }
+        rc
     }
-    rc
 }
 
 // ----- the registry -----

@@ -4,7 +4,8 @@
 //! openzl, j2k, htj2k) and for plugins shipped as Python packages
 //! (`blosc2.register_filter(250, None, None, "plugin_example")`).
 //!
-//! The library is `libblosc2_<name>.so` on the dynamic loader's path, or
+//! The library is `libblosc2_<name>.so` (`blosc2_<name>.dll` on Windows) on
+//! the dynamic loader's path, or
 //! else the file that `python -c "import blosc2_<name>;
 //! blosc2_<name>.print_libpath()"` prints (`python3` if `python` fails).
 //! It exports `info`, a `codec_info` or `filter_info` naming its two
@@ -29,12 +30,33 @@ fn trace(msg: &str) {
     }
 }
 
+#[cfg(not(windows))]
 fn dlopen(path: &str) -> Option<*mut c_void> {
     let c = CString::new(path).ok()?;
     // SAFETY: `c` is a NUL-terminated path; dlopen runs the library's
     // initializers, which is what loading a plugin means.
     let lib = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_LAZY) };
     (!lib.is_null()).then_some(lib)
+}
+
+#[cfg(windows)]
+fn dlopen(path: &str) -> Option<*mut c_void> {
+    let c = CString::new(path).ok()?;
+    // SAFETY: `c` is a NUL-terminated path; LoadLibraryA runs the DLL's
+    // initializers, which is what loading a plugin means.
+    let lib = unsafe { windows_sys::Win32::System::LibraryLoader::LoadLibraryA(c.as_ptr().cast()) };
+    (!lib.is_null()).then_some(lib)
+}
+
+/// The file name a plugin's library has on the loader's path, as
+/// upstream names it on each system.
+#[cfg(not(windows))]
+fn direct_name(name: &str) -> String {
+    format!("libblosc2_{name}.so")
+}
+#[cfg(windows)]
+fn direct_name(name: &str) -> String {
+    format!("blosc2_{name}.dll")
 }
 
 /// The path the plugin's Python package gives, through `python`.
@@ -60,7 +82,7 @@ fn open_plugin(name: &str) -> Option<*mut c_void> {
     if !valid_name(name) {
         return None;
     }
-    let direct = format!("libblosc2_{name}.so");
+    let direct = direct_name(name);
     if let Some(lib) = dlopen(&direct) {
         trace(&format!("loaded plugin {direct} directly"));
         return Some(lib);
@@ -88,7 +110,13 @@ fn symbol(lib: *mut c_void, symbol: *const c_char) -> Option<*mut c_void> {
     // SAFETY: `lib` is a handle dlopen returned and never closed; `symbol`
     // is a NUL-terminated name (one of ours, or one a plugin's `info`
     // gives, which the plugin contract makes a C string).
+    #[cfg(not(windows))]
     let p = unsafe { libc::dlsym(lib, symbol) };
+    #[cfg(windows)]
+    // SAFETY: as above, with the module handle LoadLibraryA returned.
+    let p =
+        unsafe { windows_sys::Win32::System::LibraryLoader::GetProcAddress(lib, symbol.cast()) }
+            .map_or(std::ptr::null_mut(), |f| f as *mut c_void);
     (!p.is_null()).then_some(p)
 }
 

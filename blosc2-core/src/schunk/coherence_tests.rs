@@ -59,6 +59,10 @@ fn a_reader_follows_a_writer_on_both_kinds_of_frame() {
     }
 }
 
+// Not on Windows: a file another handle holds open cannot be renamed over
+// there (the rename fails with "access denied" while the reader's handle
+// lives), so the situation this test builds cannot arise.
+#[cfg(not(windows))]
 #[test]
 fn a_file_replaced_underneath_is_read_anew() {
     let p = tmp("replaced.b2frame");

@@ -517,4 +517,10 @@ pub struct blosc2_filter {
 ///
 /// The C typedef is hand-written in the header template because it depends
 /// on the platform headers.
+#[cfg(not(windows))]
 pub type blosc_timestamp_t = libc::timespec;
+/// Time stamp used by `blosc_set_timestamp`/`blosc_elapsed_*`: the header's
+/// `LARGE_INTEGER` on Windows, a performance-counter value (8 bytes, passed
+/// like an `int64_t`).
+#[cfg(windows)]
+pub type blosc_timestamp_t = i64;

@@ -21,8 +21,8 @@ pub struct blosc2_stdio_params {
 
 /// State and parameters of the memory-mapped backend (`BLOSC2_IO_FILESYSTEM_MMAP`).
 ///
-/// Upstream adds a `HANDLE mmap_handle` member on Windows only; this library
-/// targets POSIX systems and has no such member.
+/// On Windows the struct ends with the mapping object's handle, as
+/// upstream's does (its layout is ABI there too).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct blosc2_stdio_mmap {
@@ -50,6 +50,9 @@ pub struct blosc2_stdio_mmap {
     pub access_flags: i64,
     /// Mapping flags.
     pub map_flags: i64,
+    /// The file-mapping object of the mapping (INVALID_HANDLE_VALUE when none).
+    #[cfg(windows)]
+    pub mmap_handle: windows_sys::Win32::Foundation::HANDLE,
 }
 
 impl Default for blosc2_stdio_mmap {
@@ -68,6 +71,8 @@ impl Default for blosc2_stdio_mmap {
             fd: -1,
             access_flags: -1,
             map_flags: -1,
+            #[cfg(windows)]
+            mmap_handle: windows_sys::Win32::Foundation::INVALID_HANDLE_VALUE,
         }
     }
 }
