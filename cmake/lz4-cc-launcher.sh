@@ -11,8 +11,9 @@
 # byte order and word size:
 #   - LZ4_hashPosition reads a native 8-byte word for LZ4_hash5, and
 #     LZ4_hash5 has a second formula for big-endian hosts;
-#   - 32-bit hosts hash 4 bytes instead of 5, and index the table by
-#     pointer (byPtr) instead of by offset (byU32);
+#   - 32-bit hosts hash 4 bytes instead of 5, index the table by
+#     pointer (byPtr) instead of by offset (byU32), and LZ4_loadDict hashes
+#     positions up to 4 bytes (not 8) before the dictionary's end;
 #   - LZ4HC_hashPtr and LZ4MID_hash4Ptr (lz4hc.c) hash a native 4-byte word.
 # The streams stay valid everywhere, but a frame written on s390x or i686 is
 # not byte for byte the one written on x86-64 (docs: README, "Other CPUs").
@@ -22,8 +23,10 @@
 # covers only the 4-byte hash of lz4.c; it is defined, and the rest is
 # patched in a copy of each file in the build tree:
 #   lz4.c:   a little-endian 8-byte read (b2rs_readLE64) for LZ4_hash5 on
-#            every word size, LZ4_hash5's little-endian formula, and byU32
-#            tables on 32-bit hosts;
+#            every word size, LZ4_hash5's little-endian formula, byU32
+#            tables on 32-bit hosts, and HASH_UNIT 8 (LZ4_loadDict's last
+#            hashed position; the 8-byte read there must not pass the
+#            dictionary's end either);
 #   lz4hc.c: LZ4_readLE32 in LZ4HC_hashPtr and LZ4MID_hash4Ptr.
 # On a little-endian 64-bit host each change computes what the original
 # computes (the same reads, formula and table type), so x86-64 and aarch64
@@ -70,7 +73,8 @@ s/^static U32 LZ4MID_hash4Ptr(const void\* ptr) { return LZ4MID_hash4(LZ4_read32
 LZ4_FORCE_INLINE U32 LZ4_hash5(U64 sequence, tableType_t const tableType)
     if ((sizeof(reg_t)==8) && (tableType != byU16)) return LZ4_hash5(LZ4_read_ARCH(p), tableType);
 (sizeof(void*)==4) && ((uptrval)source > LZ4_DISTANCE_MAX)
-(sizeof(void*)==4) && ((uptrval)src > LZ4_DISTANCE_MAX)'
+(sizeof(void*)==4) && ((uptrval)src > LZ4_DISTANCE_MAX)
+#define HASH_UNIT sizeof(reg_t)'
         script='
 /^LZ4_FORCE_INLINE U32 LZ4_hash4(U32 sequence, tableType_t const tableType)$/i\
 /* blosc2-rs: the 8 bytes at p as a little-endian number, on any host */\
@@ -85,7 +89,8 @@ static U64 b2rs_readLE64(const void* p)\
 /^LZ4_FORCE_INLINE U32 LZ4_hash5(U64 sequence, tableType_t const tableType)$/,/^}/s/if (LZ4_isLittleEndian())/if (1)/
 s/^    if ((sizeof(reg_t)==8) \&\& (tableType != byU16)) return LZ4_hash5(LZ4_read_ARCH(p), tableType);$/    if (tableType != byU16) return LZ4_hash5(b2rs_readLE64(p), tableType);/
 s/(sizeof(void\*)==4) \&\& ((uptrval)source > LZ4_DISTANCE_MAX)/0/
-s/(sizeof(void\*)==4) \&\& ((uptrval)src > LZ4_DISTANCE_MAX)/0/'
+s/(sizeof(void\*)==4) \&\& ((uptrval)src > LZ4_DISTANCE_MAX)/0/
+s/^#define HASH_UNIT sizeof(reg_t)$/#define HASH_UNIT 8/'
         ;;
 esac
 

@@ -420,7 +420,7 @@ mod tests {
 
     /// `same_streams_on_every_host`'s (codec, clevel, size, CRC-32), from
     /// lz4 1.10.0 on x86-64 (the reference's and ours give the same).
-    const EXPECTED_ON_X86_64: [(&str, u8, usize, u32); 14] = [
+    const EXPECTED_ON_X86_64: [(&str, u8, usize, u32); 20] = [
         ("lz4", 1, 4902, 0x106ae780),
         ("lz4", 5, 4747, 0xbf3d9189),
         ("lz4", 9, 4603, 0x81106ca1),
@@ -435,6 +435,12 @@ mod tests {
         ("lz4hc", 2, 72155, 0xcbdfa248),
         ("lz4hc", 5, 56750, 0x8ac4d6d0),
         ("lz4hc", 9, 52066, 0xf15653b0),
+        ("lz4+noise-dict", 1, 9052, 0xac94de2c),
+        ("lz4+noise-dict", 9, 8207, 0x72e92c0a),
+        ("lz4+dict", 5, 102705, 0x73940cc2),
+        ("lz4+dict", 9, 102855, 0xfa566b70),
+        ("lz4hc+dict", 5, 64900, 0xe60cc54b),
+        ("lz4hc+dict", 9, 62408, 0x00273104),
     ];
 
     fn sample(n: usize) -> Vec<u8> {
@@ -591,6 +597,53 @@ mod tests {
             for clevel in [1u8, 2, 5, 9] {
                 let n = super::super::lz4hc::compress(clevel, input, &mut c).unwrap();
                 got.push(("lz4hc", clevel, n, zlib_rs::crc32(0, &c[..n])));
+            }
+        }
+        // A dictionary of noise whose last 5 bytes the block repeats, first
+        // before the hash table fills: LZ4_loadDict hashes every third
+        // position up to a few bytes before its end, how few depending on
+        // lz4's word size unless patched.
+        let mut state = 0x0bad_5eedu32;
+        let dict: Vec<u8> = (0..3 * 1000 + 5)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (state >> 24) as u8
+            })
+            .collect();
+        let words = collision_input();
+        let mut input = words[..16].to_vec();
+        for part in words[16..16_384].chunks(4096) {
+            input.extend_from_slice(&dict[dict.len() - 5..]);
+            input.extend_from_slice(part);
+        }
+        let mut c = vec![0u8; input.len() + input.len() / 255 + 16];
+        for clevel in [1u8, 9] {
+            let n = compress_with_dict(clevel, &dict, &input, &mut c).unwrap();
+            got.push(("lz4+noise-dict", clevel, n, zlib_rs::crc32(0, &c[..n])));
+        }
+        // Chunks with a dictionary (trained by zstd's builder, as the
+        // reference trains it for lz4 too): LZ4_loadDict hashes it up to a
+        // few bytes before its end, how few depending on lz4's word size.
+        let words = collision_input();
+        for (compcode, name) in [
+            (crate::chunk::params::codec::LZ4, "lz4+dict"),
+            (crate::chunk::params::codec::LZ4HC, "lz4hc+dict"),
+        ] {
+            for clevel in [5u8, 9] {
+                let p = crate::chunk::params::CParams {
+                    compcode,
+                    clevel,
+                    use_dict: true,
+                    typesize: 1,
+                    blocksize: 16_384,
+                    filters: [0; 6],
+                    ..crate::chunk::params::CParams::default()
+                };
+                let mut c = vec![0u8; words.len() + 4096];
+                let n = crate::chunk::Compressor::new(p)
+                    .compress(&words, &mut c)
+                    .unwrap();
+                got.push((name, clevel, n, zlib_rs::crc32(0, &c[..n])));
             }
         }
         if std::env::var_os("BLOSC2RS_PRINT_STREAMS").is_some() {
