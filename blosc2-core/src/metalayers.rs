@@ -164,6 +164,9 @@ pub fn section_spans(
             ));
         }
         let name = c.take((m & 0x1f) as usize)?;
+        // C-Blosc2 keeps a name as a C string: a NUL ends it (damage, or a
+        // writer that allowed one), and lookups see only what comes before.
+        let name = name.split(|&b| b == 0).next().unwrap_or_default();
         let name = String::from_utf8_lossy(name).into_owned();
         let at = c.pos;
         if c.byte()? != Marker::I32.to_u8() {

@@ -281,3 +281,91 @@ fn chunk_nbytes_other_than_the_frame_says_is_an_error() {
         refused(&m, &format!("chunk0-nbytes-{nb}"));
     }
 }
+
+/// A NUL in a metalayer or vlmetalayer name: 3.3.5 keeps names as C
+/// strings, so the name ends there and the layer is found by that name.
+#[test]
+fn a_nul_in_a_metalayer_name_ends_it() {
+    let f = frame();
+    let t = trailer_off(&f);
+    let mut m = f.clone();
+    // "vla" at its fixstr in the trailer's name index
+    let at = t + m[t..].windows(4).position(|w| w == b"\xa3vla").unwrap() + 1;
+    m[at + 1] = 0;
+    let [buf, file] = read_both_ways(&m, "vlmeta-name-nul");
+    for got in [buf.unwrap(), file.unwrap()] {
+        assert_eq!(got.vlmetas[0], ("v".to_string(), b"hello vl".to_vec()));
+        assert_eq!(got.vlmetas[1].0, "vlb");
+    }
+    let mut m = f.clone();
+    let at = m.windows(3).position(|w| w == b"\xa2m1").unwrap() + 1;
+    m[at + 1] = 0;
+    let [buf, file] = read_both_ways(&m, "meta-name-nul");
+    for got in [buf.unwrap(), file.unwrap()] {
+        assert_eq!(got.metas[0], ("m".to_string(), vec![1, 2, 3, 4, 5, 6, 7]));
+    }
+}
+
+/// A frame whose second chunk is a special run of zeros in the index.
+fn frame_with_special_zeros() -> Vec<u8> {
+    let mut sc = SuperChunk::new(Storage {
+        contiguous: true,
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    })
+    .unwrap();
+    sc.append_buffer(&items(1)).unwrap();
+    let mut z = [0u8; 32];
+    let p = CParams {
+        typesize: 4,
+        ..CParams::default()
+    };
+    blosc2_core::chunk::special::make_special(
+        &p,
+        blosc2_core::chunk::Special::Zero,
+        1024,
+        None,
+        &mut z,
+    )
+    .unwrap();
+    sc.append_chunk(&z).unwrap();
+    sc.append_buffer(&items(2)).unwrap();
+    sc.to_frame().unwrap()
+}
+
+/// The byte of a special offset (byte 7, little-endian) with a reserved
+/// kind. 3.3.5 tests the kind bits one at a time (zeros first) and reads
+/// an offset damaged into all ones as a run of zeros; that is right only
+/// when the chunk was one (here, by luck), and gives zeros for a data
+/// chunk's offset. Both are refused here, as the format reserves them.
+#[test]
+fn reserved_special_offsets_are_refused_where_the_reference_guesses() {
+    let f = frame_with_special_zeros();
+    let sc = SuperChunk::from_buffer(&f, true).unwrap();
+    assert_eq!(content(&sc).unwrap().chunks[1], vec![0u8; 1024]);
+    let ix = index_pos(&f);
+    // the index chunk is memcpyed: offsets follow its 32-byte header
+    assert_ne!(f[ix + 2] & 0x02, 0);
+    for (chunk, v) in [
+        (1usize, 0xffu8),
+        (1, 0x83),
+        (1, 0x87),
+        (1, 0x80),
+        (0, 0xff),
+        (2, 0x83),
+    ] {
+        let slot = ix + 32 + 8 * chunk + 7;
+        let mut m = f.clone();
+        if chunk == 1 {
+            assert_eq!(m[slot], 0x81, "the zeros marker");
+            m[slot] = v;
+        } else {
+            m[slot - 7..=slot].copy_from_slice(&[0xff; 8]);
+            m[slot] = v;
+        }
+        refused(&m, &format!("special-{chunk}-{v:x}"));
+    }
+}

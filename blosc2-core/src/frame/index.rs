@@ -13,6 +13,11 @@ pub fn special_offset(kind: Special) -> i64 {
 }
 
 /// The special kind an offset stands for (None for a regular offset).
+///
+/// Kinds 0, 3, 5, 6 and 7 are reserved (spec: cframe-format.rst) and
+/// refused. C-Blosc2 3.3.5 instead tests the kind bits one at a time
+/// (zeros, then uninitialized, then NaN), so it reads a data chunk's offset
+/// damaged into all ones as a run of zeros: wrong bytes without an error.
 pub fn offset_special(off: i64) -> Result<Option<Special>> {
     if off >= 0 {
         return Ok(None);
@@ -20,7 +25,10 @@ pub fn offset_special(off: i64) -> Result<Option<Special>> {
     let bits = ((off as u64) >> 56) as u8 & 0x07;
     match Special::from_bits(bits) {
         Some(k @ (Special::Zero | Special::Nan | Special::Uninit)) => Ok(Some(k)),
-        _ => Err(ErrorKind::FrameSpecial),
+        _ => Err(crate::traced!(
+            ErrorKind::FrameSpecial,
+            "Index offset {off:#018x} is special (bit 63) with kind {bits}, which the format reserves"
+        )),
     }
 }
 
