@@ -190,6 +190,18 @@ impl SuperChunk {
         self.chunksize
     }
 
+    /// Whether every chunk holds `nbytes` bytes: as the chunksize says, or,
+    /// where the chunksize is 0 (chunks of variable size, or a damaged
+    /// header C-Blosc2 reads anyway), as each chunk's own header says.
+    pub(crate) fn chunks_hold(&self, nbytes: i32) -> bool {
+        self.chunksize == nbytes
+            || (self.chunksize == 0
+                && self
+                    .entries
+                    .iter()
+                    .all(|e| e.is_ok_and(|e| e.nbytes == nbytes)))
+    }
+
     pub fn typesize(&self) -> i32 {
         self.cparams.typesize
     }

@@ -369,3 +369,69 @@ fn reserved_special_offsets_are_refused_where_the_reference_guesses() {
         refused(&m, &format!("special-{chunk}-{v:x}"));
     }
 }
+
+const POS_CHUNKSIZE: usize = 58;
+
+fn with_chunksize(f: &[u8], cs: i32) -> Vec<u8> {
+    let mut m = f.to_vec();
+    assert_eq!(m[POS_CHUNKSIZE - 1], 0xd2, "the chunksize's int32 marker");
+    m[POS_CHUNKSIZE..POS_CHUNKSIZE + 4].copy_from_slice(&cs.to_be_bytes());
+    m
+}
+
+/// A damaged chunksize in the frame header: 3.3.5 decodes each chunk as
+/// its own header says and never compares the two, so it reads the frame
+/// whenever the chunk count the header implies still matches the index.
+/// So do we, from a buffer and from a file, taking the size the chunks
+/// agree on; a chunksize that implies another chunk count is refused.
+#[test]
+fn a_damaged_chunksize_is_read_through_the_chunks() {
+    let f = frame();
+    assert_eq!(be_i32(&f, POS_CHUNKSIZE), 1024);
+    for cs in [1025, 1152, 1279, 1280, 1535] {
+        let m = with_chunksize(&f, cs);
+        reads_original(&m, &format!("chunksize-{cs}"));
+        let sc = SuperChunk::from_buffer(&m, true).unwrap();
+        assert_eq!(sc.chunksize(), 1024, "the chunks' size, not {cs}");
+        let mut all = vec![0u8; 3 * 1024];
+        sc.get_slice(0, 3 * 256, &mut all).unwrap();
+        assert_eq!(&all[1024..2048], &items(1)[..]);
+    }
+    for cs in [256, 1023, 1536, 4096] {
+        refused(&with_chunksize(&f, cs), &format!("chunksize-{cs}"));
+    }
+}
+
+/// The same for a b2nd array, whose chunks are the array's chunks
+/// whatever the super-chunk header says: a chunksize of 0 (variable-size
+/// chunks) or off by one still gives the array back, as with 3.3.5.
+#[test]
+fn a_damaged_chunksize_in_an_array_frame() {
+    use blosc2_core::b2nd::{Array, Params};
+    let data: Vec<u8> = (0..24 * 4u32).flat_map(|i| (i * 3).to_le_bytes()).collect();
+    let storage = Storage {
+        contiguous: true,
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    };
+    let a = Array::from_cbuffer(storage, &Params::new(&[24, 4], &[8, 4], &[4, 2]), &data).unwrap();
+    let f = a.to_cframe().unwrap();
+    assert_eq!(be_i32(&f, POS_CHUNKSIZE), 8 * 4 * 4);
+    for cs in [0, 129, 160] {
+        let m = with_chunksize(&f, cs);
+        let p = scratch(&format!("array-chunksize-{cs}"));
+        std::fs::write(&p, &m).unwrap();
+        let arrays = [Array::from_cframe(&m, true), Array::open(&p)];
+        let _ = std::fs::remove_file(&p);
+        for (how, a) in ["buffer", "file"].iter().zip(arrays) {
+            let a = a.unwrap_or_else(|e| panic!("chunksize {cs} ({how}): {e:?}"));
+            let mut out = vec![0u8; data.len()];
+            a.to_cbuffer(&mut out)
+                .unwrap_or_else(|e| panic!("chunksize {cs} ({how}): {e:?}"));
+            assert_eq!(out, data, "chunksize {cs} ({how})");
+        }
+    }
+}

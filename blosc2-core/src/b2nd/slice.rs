@@ -225,7 +225,8 @@ fn plan_chunks(
 /// super-chunk's chunks have the array's padded chunk size; a file whose
 /// metalayer disagrees with its chunks is refused rather than misread.
 fn check_chunksize(sc: &SuperChunk, chunk_nbytes: usize) -> Result<()> {
-    if sc.nchunks() > 0 && sc.chunksize() as i64 != chunk_nbytes as i64 {
+    let fits = i32::try_from(chunk_nbytes).is_ok_and(|n| sc.chunks_hold(n));
+    if sc.nchunks() > 0 && !fits {
         return Err(ErrorKind::Data);
     }
     Ok(())

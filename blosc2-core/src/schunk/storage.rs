@@ -179,6 +179,85 @@ impl SuperChunk {
         }
     }
 
+    /// The size of a fixed-size frame's chunks as its chunks give it.
+    /// C-Blosc2 decodes each chunk as its own header says and never compares
+    /// it with the frame header's chunksize, so it reads a frame whose
+    /// chunksize is damaged; so do we when the data chunks agree among
+    /// themselves (all but the last of one size, the last no larger) on a
+    /// size that gives the header's chunk count. Other disagreements are
+    /// refused. `sizes`: each data chunk's size, -1 for specials.
+    fn chunksize_of(h: &FrameHeader, sizes: &[i32]) -> Result<i32> {
+        let n = sizes.len();
+        if h.chunksize <= 0 || n == 0 {
+            return Ok(h.chunksize);
+        }
+        let sized = |i: usize| Some(sizes[i]).filter(|&nb| nb >= 0);
+        let nominal = |cs: i32, i: usize| {
+            Self::nominal_nbytes(
+                &FrameHeader {
+                    chunksize: cs,
+                    ..h.clone()
+                },
+                i as i64,
+                n as i64,
+            )
+        };
+        if (0..n).all(|i| sized(i).is_none_or(|nb| nb == nominal(h.chunksize, i))) {
+            return Ok(h.chunksize);
+        }
+        let cs = (0..n.saturating_sub(1)).find_map(sized).unwrap_or(0);
+        let fits = cs > 0
+            && (h.nbytes + cs as i64 - 1) / cs as i64 == n as i64
+            && (0..n).all(|i| sized(i).is_none_or(|nb| nb == nominal(cs, i)));
+        if !fits {
+            return Err(crate::traced!(
+                ErrorKind::InvalidHeader,
+                "Frame header gives {n} chunks of {} bytes ({} in all), which its chunks' own sizes do not match",
+                h.chunksize,
+                h.nbytes
+            ));
+        }
+        crate::trace_warning!(
+            "Frame header's chunksize {} disagrees with its chunks, which hold {cs} bytes each: read as {cs}",
+            h.chunksize
+        );
+        Ok(cs)
+    }
+
+    /// A frame file's chunk sizes come from its header without reading each
+    /// chunk; where the first chunk says otherwise, [`Self::chunksize_of`]
+    /// judges the first two chunks' sizes (the only ones read at open):
+    /// the size to use instead of the header's, if any. (Its trace of a
+    /// disagreement is then only a note: the open goes on.)
+    fn chunksize_from_chunks(&self, h: &FrameHeader) -> Result<Option<i32>> {
+        let n = self.entries.len();
+        if h.chunksize <= 0 || n < 2 {
+            return Ok(None);
+        }
+        let mut sizes = Vec::with_capacity(n);
+        for i in 0..2 {
+            sizes.push(match self.entries.get(i)?.slot {
+                Slot::Special(_) => -1,
+                _ => self.stored_header(i)?.nbytes,
+            });
+        }
+        if sizes[0] < 0 || sizes[0] == h.chunksize {
+            return Ok(None);
+        }
+        // the chunks not read take the size the first one gives
+        let cs = sizes[0];
+        let probe = FrameHeader {
+            chunksize: cs,
+            ..h.clone()
+        };
+        sizes.extend((2..n).map(|i| Self::nominal_nbytes(&probe, i as i64, n as i64)));
+        // Sizes that agree on nothing leave the header's: reading such a
+        // chunk is the error (see decompress_chunk), not opening the frame.
+        Ok(Self::chunksize_of(h, &sizes)
+            .ok()
+            .filter(|&c| c != h.chunksize))
+    }
+
     /// A contiguous frame held in a buffer (`blosc2_schunk_from_buffer`).
     /// `copy` gives a plain in-memory super-chunk, as upstream does.
     pub fn from_buffer(buf: &[u8], copy: bool) -> Result<SuperChunk> {
@@ -198,25 +277,33 @@ impl SuperChunk {
         let data_start = h.header_len as i64;
         let mut cbytes = 0i64;
         let mut nbytes = 0i64;
-        for (i, &off) in info.offsets.iter().enumerate() {
-            let nominal = Self::nominal_nbytes(h, i as i64, info.nchunks);
-            let (slot, nb) = match index::offset_special(off)? {
-                Some(k) => (Slot::Special(k), nominal),
+        let mut chunks = Vec::with_capacity(info.offsets.len());
+        for &off in &info.offsets {
+            chunks.push(match index::offset_special(off)? {
+                Some(k) => (Slot::Special(k), -1),
                 None => {
                     let c = frame::read_chunk(&mut SliceSource(buf), data_start, h.cbytes, off)?;
                     let nb = ChunkHeader::read(&c)?.nbytes;
-                    if nominal >= 0 && nb != nominal {
-                        return Err(ErrorKind::InvalidHeader);
-                    }
                     (Slot::Data(c), nb)
                 }
+            });
+        }
+        let mut h = h.clone();
+        let sizes: Vec<i32> = chunks.iter().map(|c| c.1).collect();
+        h.chunksize = Self::chunksize_of(&h, &sizes)?;
+        sc.chunksize = h.chunksize;
+        for (i, (slot, nb)) in chunks.into_iter().enumerate() {
+            let nbytes = match slot {
+                Slot::Special(_) => Self::nominal_nbytes(&h, i as i64, info.nchunks),
+                _ => nb,
             };
             sc.entries.push(Entry {
                 slot,
-                nbytes: nb,
+                nbytes,
                 digest: None,
             });
         }
+        let h = &h;
         sc.resolve_special_sizes(h.nbytes)?;
         sc.adopt_checksums(info.checksums.clone());
         for i in 0..sc.entries.len() {
@@ -317,6 +404,13 @@ impl SuperChunk {
         sc.readers.keep(s)?;
         let index_io = sc.io.clone();
         sc.fill_entries(&info, Slot::Disk, || index_io.open(path, Mode::Read))?;
+        if let Some(cs) = sc.chunksize_from_chunks(&info.header)? {
+            let mut info = info.clone();
+            info.header.chunksize = cs;
+            sc.chunksize = cs;
+            sc.entries.clear();
+            sc.fill_entries(&info, Slot::Disk, || index_io.open(path, Mode::Read))?;
+        }
         sc.adopt_checksums(info.checksums.clone());
         sc.read_flags2()?;
         sc.seen = sc.disk_mark()?;
