@@ -435,3 +435,47 @@ fn a_damaged_chunksize_in_an_array_frame() {
         }
     }
 }
+
+const POS_NBYTES: usize = 30;
+
+/// The frame's nbytes damaged so that only the last chunk's share
+/// changes: 3.3.5 decodes that chunk as its own header says (and reports
+/// the damaged total); so do we, from a file as from a buffer. A first
+/// chunk that disagrees with the chunksize stays an error
+/// (chunk_nbytes_other_than_the_frame_says_is_an_error).
+#[test]
+fn a_damaged_nbytes_leaves_the_last_chunk_its_own_size() {
+    let mut sc = SuperChunk::new(Storage {
+        contiguous: true,
+        cparams: CParams {
+            typesize: 4,
+            ..CParams::default()
+        },
+        ..Storage::default()
+    })
+    .unwrap();
+    sc.append_buffer(&items(1)).unwrap();
+    sc.append_buffer(&items(2)[..320]).unwrap();
+    let f = sc.to_frame().unwrap();
+    assert_eq!(be_i64(&f, POS_NBYTES), 1024 + 320);
+    for nb in [1024 + 64, 1024 + 319, 1024 + 1000, 2048] {
+        let mut m = f.clone();
+        m[POS_NBYTES..POS_NBYTES + 8].copy_from_slice(&(nb as i64).to_be_bytes());
+        let p = scratch(&format!("nbytes-{nb}"));
+        std::fs::write(&p, &m).unwrap();
+        let sc = SuperChunk::open(&p, 0, blosc2_core::io::default_backend()).unwrap();
+        let got = content(&sc);
+        let _ = std::fs::remove_file(&p);
+        let got = got.unwrap_or_else(|e| panic!("nbytes {nb}: {e:?}"));
+        assert_eq!(
+            got.chunks,
+            vec![items(1), items(2)[..320].to_vec()],
+            "nbytes {nb}"
+        );
+        assert_eq!(
+            sc.nbytes(),
+            nb as i64,
+            "the header's total, as 3.3.5 reports it"
+        );
+    }
+}
