@@ -479,3 +479,24 @@ fn a_damaged_nbytes_leaves_the_last_chunk_its_own_size() {
         );
     }
 }
+
+/// nbytes damaged to 0: 3.3.5 then looks for the trailer right after the
+/// header and refuses the frame; it used to read here as empty, every
+/// chunk the index lists lost without an error.
+#[test]
+fn a_zero_nbytes_with_chunks_is_refused() {
+    let f = frame();
+    let mut m = f.clone();
+    m[POS_NBYTES..POS_NBYTES + 8].copy_from_slice(&0i64.to_be_bytes());
+    refused(&m, "nbytes-0");
+    // an empty frame has its trailer there and reads
+    let sc = SuperChunk::new(Storage {
+        contiguous: true,
+        ..Storage::default()
+    })
+    .unwrap();
+    let e = sc.to_frame().unwrap();
+    let [buf, file] = read_both_ways(&e, "empty");
+    assert_eq!(buf.unwrap().chunks.len(), 0);
+    assert_eq!(file.unwrap().chunks.len(), 0);
+}

@@ -162,7 +162,8 @@ pub fn read_info_lazy(
     {
         return Err(crate::traced!(
             ErrorKind::InvalidHeader,
-            "Frame length {flen} (header offset 11) does not match the {avail} bytes available{}",
+            "Frame length {flen} (header offset {}) does not match the {avail} bytes available{}",
+            header::pos::FRAME_LEN,
             if flen as u64 > avail {
                 ": it exceeds the file or buffer"
             } else {
@@ -181,6 +182,23 @@ pub fn read_info_lazy(
         return Err(crate::traced!(
             ErrorKind::InvalidHeader,
             "Trailer of {trailer_len} bytes at offset {trailer_off} overlaps the {header_len}-byte header"
+        ));
+    }
+    // A frame without data (nbytes 0) has no index: C-Blosc2 looks for its
+    // trailer right after the chunks section, so a frame whose nbytes is
+    // damaged to 0 does not read there. Reading it as empty would lose
+    // every chunk the index still lists without saying so.
+    let data_end = if sparse {
+        header_len
+    } else {
+        header_len.saturating_add(h.cbytes)
+    };
+    if h.nbytes == 0 && trailer_off != data_end {
+        return Err(crate::traced!(
+            ErrorKind::InvalidHeader,
+            "Frame header gives 0 bytes of data (offset {}), yet {} bytes of chunks and index lie between its header and its trailer at offset {trailer_off}",
+            header::pos::NBYTES,
+            trailer_off - header_len
         ));
     }
     let tr = read_vec(src, trailer_off, trailer_len)?;
