@@ -239,7 +239,8 @@ fn dictionary_flag_on_a_memcpyed_chunk_is_refused() {
 }
 
 /// Special-value codes 5, 6 and 7 (byte 31, bits 4-6) are reserved by the
-/// chunk format: refused with `Data`, as 3.3.5 does, memcpyed or not.
+/// chunk format: refused with `Data` by decompress and `SchunkSpecial` by
+/// getitem, as 3.3.5 does, memcpyed or not.
 #[test]
 fn reserved_special_value_codes_are_refused() {
     let c = memcpyed_chunk();
@@ -251,6 +252,15 @@ fn reserved_special_value_codes_are_refused() {
             Decompressor::new(Default::default()).decompress(&m, &mut d),
             Err(ErrorKind::Data),
             "special code {code}"
+        );
+        // getitem says SchunkSpecial, as 3.3.5's does, after its range
+        // checks (a range past the end is a parameter error first)
+        let mut dec = Decompressor::new(Default::default());
+        assert_eq!(dec.getitem(&m, 0, 4, &mut d), Err(ErrorKind::SchunkSpecial));
+        assert_eq!(dec.getitem(&m, 0, 0, &mut d), Ok(0));
+        assert_eq!(
+            dec.getitem(&m, 200, 4, &mut d),
+            Err(ErrorKind::InvalidParam)
         );
     }
 }

@@ -884,6 +884,15 @@ impl Decompressor {
         if stop > nbytes {
             return Err(ErrorKind::InvalidParam);
         }
+        // C-Blosc2's getitem names a reserved special-value code as a
+        // special-chunk error (its decompress calls it bad data).
+        if Special::from_bits(header.special_bits()).is_none() {
+            return Err(crate::traced!(
+                ErrorKind::SchunkSpecial,
+                "Chunk header has special-value code {} (offset 31, bits 4-6), which the format reserves",
+                header.special_bits()
+            ));
+        }
         let view = ChunkView::parse(src)?;
         let (start, stop) = (start_bytes as usize, stop as usize);
         let dest = &mut dest[..len as usize];
