@@ -32,17 +32,18 @@ pub fn guard<T>(name: &str, on_panic: T, body: impl FnOnce() -> T) -> T {
 }
 
 /// Map a core result to the C convention: the value, or the negative code.
+/// (The trace names the caller, the export that returns the code: the
+/// core's own trace, when it has one, said why just before.)
+#[track_caller]
 pub fn code<T: Into<i64>>(r: blosc2_core::error::Result<T>) -> i64 {
     match r {
         Ok(v) => v.into(),
-        Err(e) => {
-            trace("error", e.message(), file!(), line!());
-            e.code() as i64
-        }
+        Err(e) => err(e) as i64,
     }
 }
 
 /// Map a core result holding a byte count to an `int` return.
+#[track_caller]
 pub fn rc(r: blosc2_core::error::Result<usize>) -> i32 {
     match r {
         Ok(v) => v as i32,
@@ -50,9 +51,11 @@ pub fn rc(r: blosc2_core::error::Result<usize>) -> i32 {
     }
 }
 
-/// Trace and return an error code.
+/// Trace and return an error code, the trace located at the caller.
+#[track_caller]
 pub fn err(e: ErrorKind) -> i32 {
-    trace("error", e.message(), file!(), line!());
+    let at = std::panic::Location::caller();
+    trace("error", e.message(), at.file(), at.line());
     e.code()
 }
 
