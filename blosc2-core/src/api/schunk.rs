@@ -719,15 +719,26 @@ impl Writer<'_> {
     }
 }
 
+/// `io::Write::write` for a writer that gathers `chunk_bytes` in `buf`
+/// and appends each full chunk to `sc` (the partial one waits).
+pub(super) fn write_chunked(
+    sc: &mut Schunk,
+    buf: &mut Vec<u8>,
+    chunk_bytes: usize,
+    data: &[u8],
+) -> io::Result<usize> {
+    let n = data.len().min(chunk_bytes - buf.len());
+    buf.extend_from_slice(&data[..n]);
+    if buf.len() == chunk_bytes {
+        let full = std::mem::take(buf);
+        sc.append_bytes(&full)?;
+    }
+    Ok(n)
+}
+
 impl io::Write for Writer<'_> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let n = data.len().min(self.chunk_bytes - self.buf.len());
-        self.buf.extend_from_slice(&data[..n]);
-        if self.buf.len() == self.chunk_bytes {
-            let full = std::mem::take(&mut self.buf);
-            self.sc.append_bytes(&full)?;
-        }
-        Ok(n)
+        write_chunked(self.sc, &mut self.buf, self.chunk_bytes, data)
     }
 
     /// Whole chunks are appended as they fill; a partial one waits for

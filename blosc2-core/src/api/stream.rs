@@ -86,13 +86,7 @@ impl<W: Write> Encoder<W> {
 
 impl<W: Write> Write for Encoder<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let n = data.len().min(self.chunk_bytes - self.buf.len());
-        self.buf.extend_from_slice(&data[..n]);
-        if self.buf.len() == self.chunk_bytes {
-            let full = std::mem::take(&mut self.buf);
-            self.sc.append_bytes(&full)?;
-        }
-        Ok(n)
+        super::schunk::write_chunked(&mut self.sc, &mut self.buf, self.chunk_bytes, data)
     }
 
     /// Does nothing: the frame can only be written whole, by
