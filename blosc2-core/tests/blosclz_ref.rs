@@ -56,10 +56,22 @@ fn input(kind: &str, len: usize) -> Vec<u8> {
             .flat_map(|i| (100_000 + (i as i32) * 3 - (i as i32 % 5)).to_le_bytes())
             .collect(),
         "f32shuf" => {
-            // Byte planes of a smooth float signal, as a shuffle filter leaves them.
+            // Byte planes of a smooth float signal, as a shuffle filter leaves
+            // them: a sine made with + - * / and floor only (Bhaskara's
+            // approximation), which IEEE 754 rounds alike everywhere; libm's
+            // sin differs in the last bit between C libraries (glibc's and
+            // MinGW's), and so did these streams.
             let n = len / 4 + 1;
+            let pi = std::f32::consts::PI;
             let vals: Vec<[u8; 4]> = (0..n)
-                .map(|i| ((i as f32 * 0.013).sin() * 500.0).to_le_bytes())
+                .map(|i| {
+                    let t = i as f32 * 0.013;
+                    let k = (t / pi).floor();
+                    let u = t - k * pi;
+                    let s = 16.0 * u * (pi - u) / (5.0 * pi * pi - 4.0 * u * (pi - u));
+                    let sign = if k as i64 % 2 == 0 { 1.0f32 } else { -1.0 };
+                    (sign * s * 500.0).to_le_bytes()
+                })
                 .collect();
             (0..4)
                 .flat_map(|b| vals.iter().map(move |x| x[b]))
