@@ -32,9 +32,9 @@ fn items(seed: i32) -> Vec<u8> {
         .collect()
 }
 
-/// Three chunks, one metalayer and two vlmetalayers, as the sweep's frame.
-fn frame() -> Vec<u8> {
-    let mut sc = SuperChunk::new(Storage {
+/// An empty contiguous super-chunk in memory, items of 4 bytes.
+fn in_memory_frame() -> SuperChunk {
+    SuperChunk::new(Storage {
         contiguous: true,
         cparams: CParams {
             typesize: 4,
@@ -42,7 +42,12 @@ fn frame() -> Vec<u8> {
         },
         ..Storage::default()
     })
-    .unwrap();
+    .unwrap()
+}
+
+/// Three chunks, one metalayer and two vlmetalayers, as the sweep's frame.
+fn frame() -> Vec<u8> {
+    let mut sc = in_memory_frame();
     sc.meta_add("m1", &[1, 2, 3, 4, 5, 6, 7]).unwrap();
     for c in 0..3 {
         sc.append_buffer(&items(c)).unwrap();
@@ -318,15 +323,7 @@ fn a_nul_in_a_metalayer_name_ends_it() {
 
 /// A frame whose second chunk is a special run of zeros in the index.
 fn frame_with_special_zeros() -> Vec<u8> {
-    let mut sc = SuperChunk::new(Storage {
-        contiguous: true,
-        cparams: CParams {
-            typesize: 4,
-            ..CParams::default()
-        },
-        ..Storage::default()
-    })
-    .unwrap();
+    let mut sc = in_memory_frame();
     sc.append_buffer(&items(1)).unwrap();
     let mut z = [0u8; 32];
     let p = CParams {
@@ -455,15 +452,7 @@ const POS_NBYTES: usize = 30;
 /// (chunk_nbytes_other_than_the_frame_says_is_an_error).
 #[test]
 fn a_damaged_nbytes_leaves_the_last_chunk_its_own_size() {
-    let mut sc = SuperChunk::new(Storage {
-        contiguous: true,
-        cparams: CParams {
-            typesize: 4,
-            ..CParams::default()
-        },
-        ..Storage::default()
-    })
-    .unwrap();
+    let mut sc = in_memory_frame();
     sc.append_buffer(&items(1)).unwrap();
     sc.append_buffer(&items(2)[..320]).unwrap();
     let f = sc.to_frame().unwrap();
