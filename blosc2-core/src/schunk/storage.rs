@@ -168,14 +168,19 @@ impl SuperChunk {
     /// Nominal size of chunk `i` of `n` in a frame of fixed chunk size; -1
     /// (unknown until its header is read) for variable-size chunks.
     fn nominal_nbytes(h: &FrameHeader, i: i64, n: i64) -> i32 {
-        if h.chunksize <= 0 {
+        Self::nominal_size(h.chunksize, h.nbytes, i, n)
+    }
+
+    /// [`Self::nominal_nbytes`] for chunks of `chunksize` in `nbytes`.
+    fn nominal_size(chunksize: i32, nbytes: i64, i: i64, n: i64) -> i32 {
+        if chunksize <= 0 {
             return -1;
         }
-        let cs = h.chunksize as i64;
-        if i == n - 1 && h.nbytes % cs != 0 {
-            (h.nbytes % cs) as i32
+        let cs = chunksize as i64;
+        if i == n - 1 && nbytes % cs != 0 {
+            (nbytes % cs) as i32
         } else {
-            h.chunksize
+            chunksize
         }
     }
 
@@ -192,16 +197,7 @@ impl SuperChunk {
             return Ok(h.chunksize);
         }
         let sized = |i: usize| Some(sizes[i]).filter(|&nb| nb >= 0);
-        let nominal = |cs: i32, i: usize| {
-            Self::nominal_nbytes(
-                &FrameHeader {
-                    chunksize: cs,
-                    ..h.clone()
-                },
-                i as i64,
-                n as i64,
-            )
-        };
+        let nominal = |cs: i32, i: usize| Self::nominal_size(cs, h.nbytes, i as i64, n as i64);
         if (0..n).all(|i| sized(i).is_none_or(|nb| nb == nominal(h.chunksize, i))) {
             return Ok(h.chunksize);
         }
@@ -246,11 +242,7 @@ impl SuperChunk {
         }
         // the chunks not read take the size the first one gives
         let cs = sizes[0];
-        let probe = FrameHeader {
-            chunksize: cs,
-            ..h.clone()
-        };
-        sizes.extend((2..n).map(|i| Self::nominal_nbytes(&probe, i as i64, n as i64)));
+        sizes.extend((2..n).map(|i| Self::nominal_size(cs, h.nbytes, i as i64, n as i64)));
         // Sizes that agree on nothing leave the header's: reading such a
         // chunk is the error (see decompress_chunk), not opening the frame.
         Ok(Self::chunksize_of(h, &sizes)
@@ -288,13 +280,13 @@ impl SuperChunk {
                 }
             });
         }
-        let mut h = h.clone();
         let sizes: Vec<i32> = chunks.iter().map(|c| c.1).collect();
-        h.chunksize = Self::chunksize_of(&h, &sizes)?;
-        sc.chunksize = h.chunksize;
+        sc.chunksize = Self::chunksize_of(h, &sizes)?;
         for (i, (slot, nb)) in chunks.into_iter().enumerate() {
             let nbytes = match slot {
-                Slot::Special(_) => Self::nominal_nbytes(&h, i as i64, info.nchunks),
+                Slot::Special(_) => {
+                    Self::nominal_size(sc.chunksize, h.nbytes, i as i64, info.nchunks)
+                }
                 _ => nb,
             };
             sc.entries.push(Entry {
@@ -303,7 +295,6 @@ impl SuperChunk {
                 digest: None,
             });
         }
-        let h = &h;
         sc.resolve_special_sizes(h.nbytes)?;
         sc.adopt_checksums(info.checksums.clone());
         for i in 0..sc.entries.len() {
