@@ -154,3 +154,15 @@ pub mod schunk;
 mod spare;
 #[doc(hidden)]
 pub mod trace;
+
+/// Emulated test runs (`make test-cross`: qemu-user, some ten times slower)
+/// set `BLOSC2RS_TEST_STRIDE=k`; the longest tests then take every k-th case
+/// of their sweeps (the same cases on every CPU), or a k-th as many steps.
+#[cfg(test)]
+pub(crate) fn test_stride() -> usize {
+    std::env::var("BLOSC2RS_TEST_STRIDE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&k| k > 0)
+        .unwrap_or(1)
+}

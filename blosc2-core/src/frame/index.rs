@@ -672,18 +672,14 @@ mod tests {
             ("varying", Box::new(|i| 3000 + (i as i64 * 7919) % 1500)),
             ("random", Box::new(move |i| 1 + noise[i])),
         ];
+        // emulated runs compare every k-th encoding, of a k-th as many appends
+        let k = crate::test_stride();
         for (name, sizes) in kinds {
-            let all = grown(9000, sizes);
+            let all = grown(2048 + 6952 / k, sizes);
             let start = 2048;
             let full = encode_with(&all[..start], &Style::Modified).unwrap();
             let mut a = Appender::new(start, &full).unwrap();
             let (mut fast, mut whole) = (0, 0);
-            // emulated runs (make test-cross) compare every k-th encoding
-            let k = std::env::var("BLOSC2RS_TEST_STRIDE")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .filter(|&k: &usize| k > 0)
-                .unwrap_or(1);
             for n in start..=all.len() {
                 let want = || encode_with(&all[..n], &Style::Modified).unwrap();
                 match a.encode(n, &all[a.tail_from()..n]).unwrap() {
@@ -747,7 +743,7 @@ mod tests {
         let lazy = Lazy::open(&mut SliceSource(&chunk), 0, cb, n)
             .unwrap()
             .unwrap();
-        for at in (EXTENDED_HEADER_LENGTH + 80..chunk.len()).step_by(97) {
+        for at in (EXTENDED_HEADER_LENGTH + 80..chunk.len()).step_by(97 * crate::test_stride()) {
             let mut bad = chunk.clone();
             bad[at] ^= 0xff;
             bad[at.saturating_sub(1)] ^= 0x5a;

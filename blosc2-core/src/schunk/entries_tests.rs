@@ -279,7 +279,7 @@ fn a_frame_of_a_million_special_chunks_opens_without_its_index() {
     copy_frame(&path, &other);
     let mut fast = SuperChunk::open(&path, 0, crate::io::default_backend()).unwrap();
     let mut whole = SuperChunk::open(&other, 0, crate::io::default_backend()).unwrap();
-    for i in 0..30 {
+    for i in 0..30 / crate::test_stride() {
         let mut d = data(i);
         d.resize(4096, 7);
         fast.append_buffer(&d).unwrap();
@@ -293,8 +293,10 @@ fn a_frame_of_a_million_special_chunks_opens_without_its_index() {
         std::fs::read(&other).unwrap()
     );
     let mut out = vec![0u8; 4096];
-    fast.decompress_chunk(1_000_000 + 29, &mut out).unwrap();
-    assert_eq!(out[..256], data(29)[..]);
+    let last = 30 / crate::test_stride() - 1;
+    fast.decompress_chunk(1_000_000 + last as i64, &mut out)
+        .unwrap();
+    assert_eq!(out[..256], data(last)[..]);
 }
 
 #[test]
@@ -307,7 +309,7 @@ fn damaged_lazily_read_indexes_are_errors_not_panics() {
     let icb = ChunkHeader::read(&good[idx..]).unwrap().cbytes as usize;
     let bad_path = tmp("damaged-copy.b2frame");
     let mut opened = 0;
-    for at in (idx..idx + icb).step_by(7) {
+    for at in (idx..idx + icb).step_by(7 * crate::test_stride()) {
         let mut bad = good.clone();
         bad[at] ^= 0x55;
         std::fs::write(&bad_path, &bad).unwrap();
@@ -345,16 +347,18 @@ fn appends_encode_only_the_last_blocks_and_write_what_a_whole_encoding_does() {
     copy_frame(&src, &b);
     let mut lazy = open(&a, true);
     let mut whole = open(&b, false);
-    for i in 0..2200 {
+    // (a k-th as many appends under emulation, the change in place halfway)
+    let n = 2200 / crate::test_stride();
+    for i in 0..n {
         let d = data(10_000 + i);
         lazy.append_buffer(&d).unwrap();
         // the other one encodes its whole index every time
         whole.appender = None;
         whole.append_buffer(&d).unwrap();
-        if i % 300 == 0 || i == 2199 {
+        if i % 300 == 0 || i == n - 1 {
             assert_eq!(frame_bytes(&a), frame_bytes(&b), "after {} appends", i + 1);
         }
-        if i == 1000 {
+        if i == n / 2 {
             assert!(lazy.appender.is_some(), "appends went the whole way");
             assert!(lazy.entries.is_lazy(), "appends read the whole index");
             // a change in place (which reads the index whole), then

@@ -1157,7 +1157,9 @@ fn failed_writes_leave_the_previous_frame() {
                 _ => unreachable!(),
             };
             drop(sc);
+            // every k-th byte count under emulation (each call still fails)
             let faults = (0..grown)
+                .step_by(crate::test_stride())
                 .map(|b| Fault::DiskFull { bytes: b })
                 .chain((0..calls).map(|c| Fault::CallFails { calls: c }));
             for f in faults {
