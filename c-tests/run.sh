@@ -167,9 +167,7 @@ if [ "${C_TESTS_VALGRIND:-0}" = 1 ]; then
         echo "c-tests: C_TESTS_VALGRIND=1 but valgrind is not installed; running without it"
     fi
 fi
-# MinGW's gcc writes NAME.exe for -o NAME, and wine runs it only by that name.
-exe=""
-case $($CC -dumpmachine 2>/dev/null) in *mingw* | *windows*) exe=.exe ;; esac
+names=""
 for src in "$here"/*.c; do
     [ -f "$src" ] || continue
     name=$(basename "$src" .c)
@@ -179,44 +177,39 @@ for src in "$here"/*.c; do
     if [ -n "${C_TESTS_ONLY:-}" ]; then
         case " $C_TESTS_ONLY " in *" $name "*) ;; *) continue ;; esac
     fi
-    log=$OUT/logs/$name.log
+    names="$names $name"
+done
+# C_TESTS_JOBS programs at a time (default: one per CPU; under emulation or
+# wine most of their time is the emulator's, on one core each), each built
+# and run by program.sh; the outcomes are reported in name order whatever
+# order they finish in.
+jobs=${C_TESTS_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+# MinGW's gcc writes NAME.exe for -o NAME, and wine runs it only by that name.
+exe=""
+case $($CC -dumpmachine 2>/dev/null) in *mingw* | *windows*) exe=.exe ;; esac
+mkdir -p "$OUT/results" "$OUT/work"
+export P OUT CC CFLAGS RUNNER
+export C_MEMCHECK="$memcheck" C_PLIMIT="$plimit" C_EXE="$exe" C_ONLY_THREADS="$only_threads"
+if [ -n "$names" ]; then
     # shellcheck disable=SC2086
-    if ! $CC $CFLAGS -std=gnu11 -Wall -I"$P/include" "$src" -o "$OUT/bin/$name" \
-        -L"$P/lib" -lblosc2 -lm >"$log" 2>&1; then
-        # A test of API functions the library does not provide yet is
-        # reported as skipped, by name, not failed: the coverage report
-        # counts what is missing. Any compile error still fails.
-        missing=$(sed -n "s/.*undefined reference to \`\([A-Za-z0-9_]*\)'.*/\1/p" "$log" | sort -u | tr '\n' ' ')
-        if [ -n "$missing" ] && ! grep -v 'collect2: error: ld returned' "$log" | grep -q ' error: '; then
-            case $missing in
-            blosc* | b2nd* | *" blosc"* | *" b2nd"*)
-                skip "$name" "needs API functions not implemented yet: $missing" ;;
-            # POSIX calls the test itself uses (memmem, mkdtemp), which
-            # MinGW's C runtime lacks
-            *) skip "$name" "the C runtime lacks what the test uses: $missing" ;;
-            esac
-        else
-            fail "$name" "does not compile/link against $P" "$log"
-        fi
+    if [ "$jobs" -gt 1 ] && printf '' | xargs -P 2 true 2>/dev/null; then
+        printf '%s\n' $names | xargs -P "$jobs" -n 1 sh "$here/program.sh"
+    else
+        for name in $names; do sh "$here/program.sh" "$name"; done
+    fi
+fi
+for name in $names; do
+    res=$OUT/results/$name
+    if [ ! -f "$res" ]; then
+        fail "$name" "program.sh left no outcome (killed?)" "$OUT/logs/$name.log"
         continue
     fi
-    # (=only: built for the valgrind tools below, already run natively)
-    [ $only_threads = 1 ] && continue
-    if [ -n "$RUNNER" ] && [ "$name" = fork_threads ]; then
-        # qemu-user itself aborts in the child (an assertion in its plugin
-        # code) when a process with threads forks
-        skip "$name" "not under emulation: qemu-user aborts in a forked child of a threaded process"
-        continue
-    fi
-    # shellcheck disable=SC2086
-    LD_LIBRARY_PATH=$P/lib C_TESTS_TIME_SCALE=${RUNNER:+10} limit $plimit $memcheck $RUNNER "$OUT/bin/$name$exe" >>"$log" 2>&1
-    rc=$?
-    case $rc in
-        0) pass "$name" ;;
-        77) skip "$name" "$(tail -n 1 "$log")" ;;
-        124) fail "$name" "timed out" "$log" ;;
-        99) [ -n "$memcheck" ] && fail "$name" "valgrind memcheck errors" "$log" || fail "$name" "exit status 99" "$log" ;;
-        *) fail "$name" "exit status $rc" "$log" ;;
+    line=$(head -n 1 "$res")
+    case $line in
+        "PASS "*) pass "${line#PASS }" ;;
+        "SKIP "*) rest=${line#SKIP }; skip "${rest%%: *}" "${rest#*: }" ;;
+        "BUILT "*) ;;
+        *) echo "$line"; failed=$((failed + 1)); tail -n +2 "$res" ;;
     esac
 done
 
