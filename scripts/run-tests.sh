@@ -53,6 +53,10 @@
 #                 interop corpora across Linux and Windows; a SKIP, saying
 #                 why, when MinGW or wine cannot be installed
 #
+# cross and windows run in the background, beside the parts from c-tests on,
+# in target/emulated (see start_background below; TEST_SERIAL=1 runs them in
+# line); their output and results are shown in their place in the order.
+#
 # Time budget: TEST_DEADLINE (seconds since the epoch; .ci/run sets it from
 # CI's time limit) bounds the run.  A part still running at the deadline is
 # stopped, and a part not yet started when too little time is left is not
@@ -90,7 +94,20 @@ nfail=0
 ncut=0
 # Stopped from outside (a CI time limit): say which parts finished and how
 # long each took before going.
-trap 'echo; echo "================ make test stopped after $(elapsed "$t_start") ================"; cat "$summary.tmp"; echo "RESULT: STOPPED"; exit 143' TERM INT HUP
+bg_pid=""
+stopped() {
+    if [ -n "$bg_pid" ]; then
+        pkill -TERM -P "$bg_pid" 2>/dev/null
+        kill "$bg_pid" 2>/dev/null
+    fi
+    echo
+    echo "================ make test stopped after $(elapsed "$t_start") ================"
+    cat "$summary.tmp"
+    [ -n "$bg_pid" ] && cat "$summary.bg" 2>/dev/null
+    echo "RESULT: STOPPED"
+    exit 143
+}
+trap stopped TERM INT HUP
 
 for p in $TEST_PARTS; do
     case " $ALL_PARTS " in
@@ -112,9 +129,11 @@ elapsed() {
     s=$(($(date +%s) - $1))
     if [ $s -ge 60 ]; then echo "$((s / 60))m$((s % 60))s"; else echo "${s}s"; fi
 }
+# (the background parts, below, record into a file of their own)
+rec_file=$summary.tmp
 record() {
     echo "$1"
-    echo "$1" >>"$summary.tmp"
+    echo "$1" >>"$rec_file"
 }
 # The budget ran out for part $1 ($2: what happened): fatal for an
 # essential part, a SKIP otherwise.
@@ -359,6 +378,64 @@ part_msrv() {
     fi
 }
 
+# --- cross and windows, beside the others ------------------------------------
+# Most of their time is qemu and wine running one program at a time, one core
+# each, and cargo builds for their own targets; the parts before them leave a
+# core idle for long stretches (C programs, upstream's tests, valgrind, fuzz
+# targets, one at a time). So they run in the background from just after
+# install (cross's identity check reads that prefix), one after the other, in
+# a target directory of their own (cargo locks a target directory while it
+# builds), and what they print is shown where they stand in the order, with
+# their lines of the summary. TEST_SERIAL=1 runs them in line instead.
+bg_parts=""
+for p in cross windows; do
+    wanted $p && bg_parts="$bg_parts $p"
+done
+[ "${TEST_SERIAL:-0}" = 1 ] && bg_parts=""
+bg_started=0
+start_background() {
+    [ -n "$bg_parts" ] && [ "$bg_started" = 0 ] || return 0
+    bg_started=1
+    rm -f "$logs/background.counts"
+    # the references fetched now, not by two parts at the same moment later
+    for v in 3.3.5 2.22.1; do sh scripts/fetch-reference.sh "$v" >/dev/null 2>&1; done
+    : >"$summary.bg"
+    echo
+    echo "==> [background] $(date -u +%H:%M:%S) (+$(elapsed "$t_start")):$bg_parts (output: build/logs/background.log, shown after the other parts)"
+    (
+        trap - TERM INT HUP
+        rec_file=$summary.bg
+        nfail=0
+        ncut=0
+        export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}/emulated"
+        for p in $bg_parts; do
+            case $p in
+                cross) simple_part cross sh scripts/test-cross.sh ;;
+                windows) if may_start windows; then part_windows; fi ;;
+            esac
+        done
+        echo "$nfail $ncut" >"$logs/background.counts"
+    ) >"$logs/background.log" 2>&1 &
+    bg_pid=$!
+}
+join_background() {
+    [ -n "$bg_pid" ] || return 0
+    echo
+    echo "==> [background] $(date -u +%H:%M:%S) (+$(elapsed "$t_start")) waiting for:$bg_parts"
+    wait "$bg_pid"
+    bg_pid=""
+    cat "$logs/background.log"
+    cat "$summary.bg" >>"$summary.tmp"
+    rm -f "$summary.bg"
+    if read -r bf bc <"$logs/background.counts" 2>/dev/null; then
+        nfail=$((nfail + bf))
+        ncut=$((ncut + bc))
+    else
+        record "FAIL background:$bg_parts left no result (build/logs/background.log)"
+        nfail=$((nfail + 1))
+    fi
+}
+
 installed=0
 for part in $ALL_PARTS; do
     case $part in
@@ -369,6 +446,7 @@ for part in $ALL_PARTS; do
             if wanted install || wanted c-tests || wanted interop || wanted conformance || wanted c-threads || wanted python; then
                 if time_to_start install; then part_install; fi
             fi
+            start_background
             ;;
         c-tests | interop | conformance | c-threads | python)
             if ! wanted "$part"; then
@@ -392,10 +470,21 @@ for part in $ALL_PARTS; do
         cmake-recipes) if may_start cmake-recipes; then part_cmake_recipes; fi ;;
         package) simple_part package sh scripts/check-package.sh ;;
         msrv) if may_start msrv; then part_msrv; fi ;;
-        cross) simple_part cross sh scripts/test-cross.sh ;;
-        windows) if may_start windows; then part_windows; fi ;;
+        cross | windows)
+            case "$bg_started $bg_parts " in
+                "1 "*" $part "*) join_background ;;
+                *)
+                    if [ $part = cross ]; then
+                        simple_part cross sh scripts/test-cross.sh
+                    elif may_start windows; then
+                        part_windows
+                    fi
+                    ;;
+            esac
+            ;;
     esac
 done
+join_background
 
 if [ $nfail -eq 0 ]; then result=PASS; else result=FAIL; fi
 cutnote=
