@@ -130,30 +130,34 @@ pub use schunk::{FrameCheck, VerifyReport};
 /// The result of the typed API.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-#[doc(hidden)]
-pub mod chunk;
-#[doc(hidden)]
-pub mod codecs;
-#[doc(hidden)]
-pub mod filters;
-#[doc(hidden)]
-pub mod pool;
-#[doc(hidden)]
-pub mod registry;
-
-#[doc(hidden)]
-pub mod b2nd;
-#[doc(hidden)]
-pub mod frame;
-#[doc(hidden)]
-pub mod io;
-#[doc(hidden)]
-pub mod metalayers;
-#[doc(hidden)]
-pub mod schunk;
+// The engine: what the typed API above, the C library (libblosc2-rs-sys),
+// the `b2` tool and the fuzz targets are built on. It is public only with
+// the `unstable` feature, which carries no semver promise: its items follow
+// the C library's needs. Without it the modules are private, and the parts
+// of them only those crates call have no caller here.
+macro_rules! engine {
+    ($($(#[$m:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$m])*
+        #[cfg(feature = "unstable")]
+        #[allow(missing_docs)]
+        pub mod $name;
+        $(#[$m])*
+        #[cfg(not(feature = "unstable"))]
+        #[allow(dead_code, unused_imports)]
+        mod $name;
+    )*};
+}
+engine!(chunk, codecs, filters, pool, registry, b2nd, frame, io, metalayers, schunk);
+// (by hand: the crate names its `#[macro_export]` macros by path, which a
+// module declared by a macro does not allow; without `unstable` they name
+// `$crate::trace`, which is private, so nothing outside can use them)
 mod spare;
-#[doc(hidden)]
+#[cfg(feature = "unstable")]
+#[allow(missing_docs)]
 pub mod trace;
+#[cfg(not(feature = "unstable"))]
+#[allow(dead_code)]
+mod trace;
 
 /// Emulated test runs (`make test-cross`: qemu-user, some ten times slower)
 /// set `BLOSC2RS_TEST_STRIDE=k`; the longest tests then take every k-th case
@@ -165,4 +169,21 @@ pub(crate) fn test_stride() -> usize {
         .and_then(|s| s.parse().ok())
         .filter(|&k| k > 0)
         .unwrap_or(1)
+}
+
+// tests/*.rs are the engine's tests: built as unit tests of the crate
+// (`autotests = false`) so that they reach the engine without `unstable`,
+// and name it by the crate's name as the other crates do.
+#[cfg(test)]
+extern crate self as blosc2_core;
+#[cfg(test)]
+#[path = "../tests"]
+mod engine_tests {
+    mod blosclz_ref;
+    mod chunk_roundtrip;
+    mod cross_host;
+    mod features;
+    mod frame_like_reference;
+    mod frame_malformed;
+    mod fuzz_regressions;
 }

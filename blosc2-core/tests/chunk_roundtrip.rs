@@ -57,17 +57,6 @@ fn round_trip(cp: &CParams, src: &[u8]) -> Vec<u8> {
     dest
 }
 
-/// Emulated test runs (`make test-cross`, qemu-user, some ten times
-/// slower) set BLOSC2RS_TEST_STRIDE=k: the largest sweeps then take every
-/// k-th case (always the edge ones), the same cases on every CPU.
-fn stride() -> u64 {
-    std::env::var("BLOSC2RS_TEST_STRIDE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .filter(|&k| k > 0)
-        .unwrap_or(1)
-}
-
 #[test]
 fn matrix_round_trips() {
     let codecs = [0u8, 1, 2, 4, 5];
@@ -94,7 +83,7 @@ fn matrix_round_trips() {
                         SplitMode::ForwardCompat,
                     ] {
                         seed += 1;
-                        if seed % stride() != 0 {
+                        if seed % crate::test_stride() as u64 != 0 {
                             continue;
                         }
                         let clevel = (seed % 10) as u8;
@@ -496,7 +485,7 @@ fn every_destination_size_fits_or_says_so() {
                 let mut roomy = vec![0u8; n + 64];
                 let full = c.compress(src, &mut roomy).unwrap();
                 assert!(full > 0);
-                let k = stride() as usize;
+                let k = crate::test_stride();
                 let edge = |size: usize| size.abs_diff(full) <= 2 || size <= 34 || size >= n + 30;
                 for size in (0..=n + 40).filter(|&s| s % k == 0 || edge(s)) {
                     let mut dest = vec![0u8; size];

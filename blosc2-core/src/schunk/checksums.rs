@@ -22,7 +22,7 @@ pub(super) struct Sums {
     stale: Option<Table>,
 }
 
-/// A frame's checksum state, as [`SuperChunk::verify`] reports it.
+/// A frame's checksum state, as [`Schunk::verify`](crate::Schunk::verify) reports it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FrameCheck {
     /// No checksums (a frame written without them, or by another writer's
@@ -48,7 +48,7 @@ impl FrameCheck {
     }
 }
 
-/// What [`SuperChunk::verify`] found.
+/// What [`Schunk::verify`](crate::Schunk::verify) and [`NdArray::verify`](crate::NdArray::verify) found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VerifyReport {
     /// What the seal and the header say.

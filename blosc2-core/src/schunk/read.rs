@@ -266,7 +266,7 @@ impl SuperChunk {
 
     /// Chunk `n` as `blosc2_schunk_get_lazychunk` gives it: for chunks in a
     /// file (contiguous or sparse frame), a lazy chunk (see
-    /// [`lazy::build`]) of header, block starts and a trailer saying where
+    /// `lazy::build`) of header, block starts and a trailer saying where
     /// the blocks are; otherwise the whole chunk.
     pub fn lazy_chunk(&self, n: i64) -> Result<Cow<'_, [u8]>> {
         let i = self.check_index(n)?;
