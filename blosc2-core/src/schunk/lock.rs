@@ -4,6 +4,13 @@
 //! one), as the reference 3.x uses: readers share it, writers hold it
 //! alone. The sidecar also holds a change counter at byte 8 that every
 //! writer bumps, so a handle learns that another one changed the frame.
+//!
+//! The lock belongs to the open sidecar, not to the process, on both
+//! systems: `File::lock` is `flock` on Unix (held by the open file
+//! description, so two handles of one process exclude each other as two
+//! processes do) and `LockFileEx` on Windows (held by the file handle).
+//! Windows' locks are mandatory, but only this module reads and writes the
+//! sidecar, always holding the lock.
 
 use crate::error::{ErrorKind, Result};
 use crate::io::positional;
@@ -72,13 +79,13 @@ impl FrameLock {
             Ok(8) => u64::from_ne_bytes(b),
             Ok(_) => 0,
             Err(_) => {
-                let _ = f.unlock();
+                let _ = self.unlock_file();
                 return Err(ErrorKind::Lock);
             }
         };
         let now = if exclusive { seq.wrapping_add(1) } else { seq };
         if exclusive && positional::write_all_at(f, &now.to_ne_bytes(), SEQ_AT).is_err() {
-            let _ = f.unlock();
+            let _ = self.unlock_file();
             return Err(ErrorKind::Lock);
         }
         let changed = seq != self.seq;
@@ -95,9 +102,27 @@ impl FrameLock {
         if self.depth > 0 {
             return Ok(());
         }
+        self.unlock_file()
+    }
+
+    #[cfg(not(windows))]
+    fn unlock_file(&mut self) -> Result<()> {
         match &self.file {
             Some(f) => f.unlock().map_err(|_| ErrorKind::Lock),
             None => Ok(()),
         }
+    }
+
+    /// On Windows the lock goes with the handle: closing it releases the
+    /// lock (the next `acquire` opens the sidecar again). `File::unlock`
+    /// cannot be trusted to say whether it did: it unlocks twice (a handle
+    /// may hold a shared and an exclusive lock at once) and takes
+    /// `ERROR_NOT_LOCKED` from the second call as success, but wine answers
+    /// `ERROR_LOCK_VIOLATION` there, so every release of a lock it had
+    /// released failed with `Lock`.
+    #[cfg(windows)]
+    fn unlock_file(&mut self) -> Result<()> {
+        self.file = None;
+        Ok(())
     }
 }
