@@ -98,3 +98,28 @@ pub(crate) fn open_err(path: &Path, e: std::io::Error) -> ErrorKind {
         path.display()
     )
 }
+
+/// A file read whole into memory, read as the file would be (same errors
+/// past its end); it cannot be written.
+pub(crate) struct Bytes(pub(crate) Vec<u8>);
+
+impl Stream for Bytes {
+    fn size(&mut self) -> Result<u64> {
+        Ok(self.0.len() as u64)
+    }
+    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        let at = usize::try_from(pos).map_err(|_| ErrorKind::FileRead)?;
+        let src = at
+            .checked_add(buf.len())
+            .and_then(|end| self.0.get(at..end))
+            .ok_or(ErrorKind::FileRead)?;
+        buf.copy_from_slice(src);
+        Ok(())
+    }
+    fn write_all_at(&mut self, _: u64, _: &[u8]) -> Result<()> {
+        Err(ErrorKind::FileWrite)
+    }
+    fn truncate(&mut self, _: u64) -> Result<()> {
+        Err(ErrorKind::FileTruncate)
+    }
+}

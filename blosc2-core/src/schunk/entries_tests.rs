@@ -375,3 +375,20 @@ fn appends_encode_only_the_last_blocks_and_write_what_a_whole_encoding_does() {
     assert_eq!(contents(&lazy), contents(&whole));
     assert_eq!(contents(&reopen(&a)), contents(&whole));
 }
+
+#[test]
+fn a_handle_reading_a_sparse_frame_lazily_lets_another_one_write_it() {
+    // (on Windows a stream kept on the index file would forbid the rename
+    // of the new index over it: every write of the other handle failed)
+    let [_, dir] = frames("two-handles", 3000);
+    let mut r = open(&dir, true);
+    let mut w = open(&dir, false);
+    let before = contents(&r);
+    w.append_buffer(&data(7)).unwrap();
+    assert_eq!(contents(&r), before);
+    // (this one removes a chunk file the reader's view still names)
+    let c = w.chunk(9).unwrap().into_owned();
+    w.update_chunk(5, &c).unwrap();
+    assert!(r.refresh().unwrap());
+    assert_eq!(contents(&r), contents(&w));
+}

@@ -118,14 +118,6 @@ impl SuperChunk {
         append_only: bool,
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
-        // A copy of entries still read lazily would share their stream on a
-        // sparse frame's index file and keep it open through the flush,
-        // whose rename over that file Windows refuses while it is open
-        // (Access denied; wine always, Windows without POSIX renames). That
-        // flush reads the index whole anyway: do it before taking the copy.
-        if !append_only && matches!(self.backing, Backing::Dir { .. }) && self.entries.is_lazy() {
-            self.entries.vec_mut()?;
-        }
         // chunks held in memory are never lost half-way: no copy needed
         let snap =
             matches!(self.backing, Backing::File { .. } | Backing::Dir { .. }).then(|| Snapshot {

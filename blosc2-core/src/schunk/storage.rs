@@ -354,10 +354,19 @@ impl SuperChunk {
                     "A sparse frame directory has no offset (asked {offset})"
                 ));
             }
-            let mut s = io.open(&sframe::index_path(path), Mode::Read)?;
+            // Read whole, which this handle's mark of the frame (`seen`)
+            // needs anyway, and closed at once: a stream kept on it for
+            // the entries left in the index would make every handle's
+            // rename of a new index over it fail on Windows (wine, and
+            // Windows without POSIX renames, refuse to replace open files).
+            let mut bytes = {
+                let mut s = io.open(&sframe::index_path(path), Mode::Read)?;
+                let n = s.size()?;
+                crate::io::Bytes(crate::io::read_vec(s.as_mut(), 0, n as usize)?)
+            };
             let info = frame::read_info_lazy(
                 &mut StreamSource {
-                    stream: s.as_mut(),
+                    stream: &mut bytes,
                     base: 0,
                 },
                 true,
@@ -368,10 +377,15 @@ impl SuperChunk {
                 path: path.to_path_buf(),
             };
             let mut sc = SuperChunk::from_info(&info, backing, io, DParams::default());
-            sc.fill_entries(&info, Slot::File, || Ok(s))?;
+            // (copied only when the entries are read from it later)
+            sc.seen = if info.lazy.is_some() {
+                bytes.0.clone()
+            } else {
+                std::mem::take(&mut bytes.0)
+            };
+            sc.fill_entries(&info, Slot::File, || Ok(Box::new(bytes)))?;
             sc.adopt_checksums(info.checksums.clone());
             sc.read_flags2()?;
-            sc.seen = sc.disk_mark()?;
             return Ok(sc);
         }
         let mut s = io.open(path, Mode::Read)?;
