@@ -33,9 +33,9 @@
 # failed (SKIPs do not fail), 77 when nothing could run.
 # WINDOWS_PARTS="clippy" (default) also runs clippy for the target;
 # WINDOWS_PARTS="clippy test" adds the core's tests under wine, left out of
-# make test for now (issue #31): they take over 17 minutes under wine here,
-# and two fail (an append to a lazily read frame gives FileWrite, a second
-# handle on a frame gives Lock). The C library's parts always run. Left out
+# make test for now (issue #31): they take over 17 minutes under wine here
+# (their two failures, a Lock and a FileWrite through a second handle, were
+# fixed in session 26). The C library's parts always run. Left out
 # ones are SKIPs, said so.
 set -u
 
@@ -132,7 +132,7 @@ winpath() {
 wanted() {
     case " $WINDOWS_PARTS " in *" $1 "*) return 0 ;; esac
     case $1 in
-        test) record "SKIP windows test: the core's tests under wine are not in WINDOWS_PARTS (over 17 min, 2 open failures: issue #31; WINDOWS_PARTS=\"clippy test\" runs them)" ;;
+        test) record "SKIP windows test: the core's tests under wine are not in WINDOWS_PARTS (over 17 min under wine: issue #31; WINDOWS_PARTS=\"clippy test\" runs them)" ;;
         *) record "SKIP windows $1: not in WINDOWS_PARTS" ;;
     esac
     return 1
