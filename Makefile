@@ -104,6 +104,12 @@ all: build
 # directory, as with CMake: cargo rebuilds lz4 and everything above it when
 # HOST_CC changes, so every checkout sharing a target directory names the
 # same path.
+# The library and b2, asked for as CMakeLists.txt asks (not the whole
+# workspace): the same crates with the same features, so that cargo's
+# libblosc2.so, which one path holds whatever features built it, serves both
+# routes instead of being relinked by each in turn.
+BUILD_PACKAGES = -p libblosc2-rs-cdylib -p blosc2-cli
+
 build:
 	@tflag=; [ -z "$(TARGET)" ] || tflag="--target $(TARGET)"; \
 	mkdir -p "$(TARGET_DIR)"; tdir=$$(cd "$(TARGET_DIR)" && pwd); \
@@ -116,13 +122,13 @@ build:
 	fi; \
 	if cmake=$$(sh scripts/ensure-cmake.sh); then \
 		echo "make: zlib-ng built with $$cmake"; \
-		echo "$(CARGO) build --release $$tflag --features libblosc2-rs-cdylib/zlib-ng"; \
+		echo "$(CARGO) build --release $$tflag $(BUILD_PACKAGES) --features libblosc2-rs-cdylib/zlib-ng"; \
 		CMAKE_C_COMPILER_LAUNCHER="$${CMAKE_C_COMPILER_LAUNCHER:-$$PWD/cmake/zlib-ng-cc-launcher.sh}" \
-		CMAKE="$$cmake" $(CARGO) build --release $$tflag --features libblosc2-rs-cdylib/zlib-ng; \
+		CMAKE="$$cmake" $(CARGO) build --release $$tflag $(BUILD_PACKAGES) --features libblosc2-rs-cdylib/zlib-ng; \
 	else \
 		echo "make: WARNING: no cmake, so no zlib-ng: the library uses zlib-rs for zlib (slower inflate)" >&2; \
-		echo "$(CARGO) build --release $$tflag"; \
-		$(CARGO) build --release $$tflag; \
+		echo "$(CARGO) build --release $$tflag $(BUILD_PACKAGES)"; \
+		$(CARGO) build --release $$tflag $(BUILD_PACKAGES); \
 	fi
 
 headers:

@@ -159,7 +159,94 @@ if wanted conda-forge; then
     fi
 fi
 
+# --- make install and cmake --install agree ------------------------------------------
+# Before the vendoring recipes: it builds what conda-forge built (the library
+# and b2), which they do not (the library alone relinks cargo's one
+# libblosc2.so).
+if wanted same-install; then
+    n=same-install
+    a=$tmp/same-make b=$tmp/same-cmake
+    if run $n make --no-print-directory install PREFIX="$a" LIBDIR="lib/$multiarch" CMAKE_FILES_DIR="$tmp/same-make-build" &&
+        run $n "$cmake" -S "$root" -B "$tmp/same-cmake-build" -DCMAKE_BUILD_TYPE=Release \
+            -DBUILD_TESTS=OFF -DBUILD_FUZZERS=OFF -DBUILD_BENCHMARKS=OFF -DBUILD_EXAMPLES=OFF \
+            -DCMAKE_INSTALL_LIBDIR="lib/$multiarch" &&
+        run $n "$cmake" --build "$tmp/same-cmake-build" &&
+        run $n "$cmake" --install "$tmp/same-cmake-build" --prefix "$b"; then
+        (cd "$a" && find . | sort) >"$tmp/files-make"
+        (cd "$b" && find . | sort) >"$tmp/files-cmake"
+        why=
+        diff "$tmp/files-make" "$tmp/files-cmake" >>"$logs/$n.log" 2>&1 || why="different file lists;"
+        for f in "lib/$multiarch/pkgconfig/blosc2.pc" "lib/$multiarch/pkgconfig/blosc2-static.pc" \
+            "lib/$multiarch/cmake/Blosc2/Blosc2Config.cmake" "lib/$multiarch/cmake/Blosc2/Blosc2ConfigVersion.cmake" \
+            "lib/$multiarch/cmake/Blosc2/Blosc2Targets.cmake"; do
+            cmp -s "$a/$f" "$b/$f" || { why="$why $f differs;"; diff "$a/$f" "$b/$f" >>"$logs/$n.log" 2>&1; }
+        done
+        if [ -z "$why" ]; then pass "$n ($(wc -l <"$tmp/files-make") paths, pc and CMake package identical)"; else fail $n "$why"; fi
+    else
+        fail $n "an install failed (log: build/logs/cmake-recipes/$n.log)"
+    fi
+fi
+
+# --- add_subdirectory and FetchContent -----------------------------------------------
+# vendor_project DIR HOW: a project that takes the tree in, as HOW says.
+vendor_project() {
+    mkdir -p "$1"
+    {
+        echo 'cmake_minimum_required(VERSION 3.16)'
+        echo 'project(vendoring C)'
+        echo 'set(BUILD_TESTS OFF CACHE BOOL "")'
+        echo 'set(BUILD_FUZZERS OFF CACHE BOOL "")'
+        echo 'set(BUILD_BENCHMARKS OFF CACHE BOOL "")'
+        echo 'set(BUILD_EXAMPLES OFF CACHE BOOL "")'
+        echo "$2"
+        for t in blosc2_static blosc2_shared Blosc2::blosc2; do
+            exe=$(echo "$t" | tr ':' '_')
+            echo "add_executable($exe \"$consumer\")"
+            echo "target_link_libraries($exe PRIVATE $t)"
+        done
+        echo 'install(TARGETS blosc2_static_exe DESTINATION bin OPTIONAL)'
+    } >"$1/CMakeLists.txt"
+    # the executable named blosc2_static would clash with nothing, but keep
+    # the names distinct from the library targets
+    sed -i 's/add_executable(blosc2_static /add_executable(blosc2_static_exe /;
+        s/target_link_libraries(blosc2_static PRIVATE/target_link_libraries(blosc2_static_exe PRIVATE/;
+        s/add_executable(blosc2_shared /add_executable(blosc2_shared_exe /;
+        s/target_link_libraries(blosc2_shared PRIVATE/target_link_libraries(blosc2_shared_exe PRIVATE/;
+        s/add_executable(Blosc2__blosc2 /add_executable(unified_exe /;
+        s/target_link_libraries(Blosc2__blosc2 PRIVATE/target_link_libraries(unified_exe PRIVATE/' "$1/CMakeLists.txt"
+}
+# vendored NAME DIR [BUILD_TYPE]
+vendored() {
+    n=$1 dir=$2 bt=${3:-Release}
+    if run $n "$cmake" -S "$dir" -B "$dir/build" -DCMAKE_BUILD_TYPE="$bt" -DCMAKE_C_COMPILER="$CC" \
+        -DCMAKE_INSTALL_PREFIX="$dir/installed" &&
+        run $n "$cmake" --build "$dir/build" &&
+        run $n "$dir/build/blosc2_static_exe" && run $n "$dir/build/blosc2_shared_exe" &&
+        run $n "$dir/build/unified_exe" && run $n "$cmake" --install "$dir/build"; then
+        if [ -n "$(find "$dir/installed" -name 'libblosc2*' -o -name 'blosc2.h' 2>/dev/null)" ]; then
+            fail $n "a subproject installed our files (BLOSC_INSTALL should default to OFF)"
+        elif [ "$(grep -c 'round trip ok' "$logs/$n.log")" -ne 3 ]; then
+            fail $n "consumers did not all round-trip"
+        else
+            pass "$n (blosc2_static, blosc2_shared, Blosc2::blosc2; nothing of ours installed)"
+        fi
+    else
+        fail $n "configure, build or run failed (log: build/logs/cmake-recipes/$n.log)"
+    fi
+}
+if wanted add-subdirectory; then
+    vendor_project "$tmp/subdir" "add_subdirectory(\"$root\" c-blosc2)"
+    vendored add-subdirectory "$tmp/subdir"
+fi
+if wanted fetchcontent-dir; then
+    vendor_project "$tmp/fc-dir" "include(FetchContent)
+FetchContent_Declare(blosc2 SOURCE_DIR \"$root\")
+FetchContent_MakeAvailable(blosc2)"
+    vendored fetchcontent-dir "$tmp/fc-dir"
+fi
 # --- Debian --------------------------------------------------------------------------
+# Debian and vcpkg come after the recipes that build the default
+# configuration: theirs (the system codecs) makes cargo rebuild zstd-sys.
 if wanted debian && ! has_features; then
     skip debian "$no_features"
 elif wanted debian; then
@@ -250,63 +337,6 @@ if wanted vcpkg; then
     fi
 fi
 
-# --- add_subdirectory and FetchContent -----------------------------------------------
-# vendor_project DIR HOW: a project that takes the tree in, as HOW says.
-vendor_project() {
-    mkdir -p "$1"
-    {
-        echo 'cmake_minimum_required(VERSION 3.16)'
-        echo 'project(vendoring C)'
-        echo 'set(BUILD_TESTS OFF CACHE BOOL "")'
-        echo 'set(BUILD_FUZZERS OFF CACHE BOOL "")'
-        echo 'set(BUILD_BENCHMARKS OFF CACHE BOOL "")'
-        echo 'set(BUILD_EXAMPLES OFF CACHE BOOL "")'
-        echo "$2"
-        for t in blosc2_static blosc2_shared Blosc2::blosc2; do
-            exe=$(echo "$t" | tr ':' '_')
-            echo "add_executable($exe \"$consumer\")"
-            echo "target_link_libraries($exe PRIVATE $t)"
-        done
-        echo 'install(TARGETS blosc2_static_exe DESTINATION bin OPTIONAL)'
-    } >"$1/CMakeLists.txt"
-    # the executable named blosc2_static would clash with nothing, but keep
-    # the names distinct from the library targets
-    sed -i 's/add_executable(blosc2_static /add_executable(blosc2_static_exe /;
-        s/target_link_libraries(blosc2_static PRIVATE/target_link_libraries(blosc2_static_exe PRIVATE/;
-        s/add_executable(blosc2_shared /add_executable(blosc2_shared_exe /;
-        s/target_link_libraries(blosc2_shared PRIVATE/target_link_libraries(blosc2_shared_exe PRIVATE/;
-        s/add_executable(Blosc2__blosc2 /add_executable(unified_exe /;
-        s/target_link_libraries(Blosc2__blosc2 PRIVATE/target_link_libraries(unified_exe PRIVATE/' "$1/CMakeLists.txt"
-}
-# vendored NAME DIR [BUILD_TYPE]
-vendored() {
-    n=$1 dir=$2 bt=${3:-Release}
-    if run $n "$cmake" -S "$dir" -B "$dir/build" -DCMAKE_BUILD_TYPE="$bt" -DCMAKE_C_COMPILER="$CC" \
-        -DCMAKE_INSTALL_PREFIX="$dir/installed" &&
-        run $n "$cmake" --build "$dir/build" &&
-        run $n "$dir/build/blosc2_static_exe" && run $n "$dir/build/blosc2_shared_exe" &&
-        run $n "$dir/build/unified_exe" && run $n "$cmake" --install "$dir/build"; then
-        if [ -n "$(find "$dir/installed" -name 'libblosc2*' -o -name 'blosc2.h' 2>/dev/null)" ]; then
-            fail $n "a subproject installed our files (BLOSC_INSTALL should default to OFF)"
-        elif [ "$(grep -c 'round trip ok' "$logs/$n.log")" -ne 3 ]; then
-            fail $n "consumers did not all round-trip"
-        else
-            pass "$n (blosc2_static, blosc2_shared, Blosc2::blosc2; nothing of ours installed)"
-        fi
-    else
-        fail $n "configure, build or run failed (log: build/logs/cmake-recipes/$n.log)"
-    fi
-}
-if wanted add-subdirectory; then
-    vendor_project "$tmp/subdir" "add_subdirectory(\"$root\" c-blosc2)"
-    vendored add-subdirectory "$tmp/subdir"
-fi
-if wanted fetchcontent-dir; then
-    vendor_project "$tmp/fc-dir" "include(FetchContent)
-FetchContent_Declare(blosc2 SOURCE_DIR \"$root\")
-FetchContent_MakeAvailable(blosc2)"
-    vendored fetchcontent-dir "$tmp/fc-dir"
-fi
 if wanted fetchcontent-git; then
     if ! git -C "$root" rev-parse HEAD >/dev/null 2>&1; then
         skip fetchcontent-git "not a git checkout"
@@ -319,31 +349,6 @@ FetchContent_MakeAvailable(blosc2)"
         # built again: Debug keeps that to the dev profile, whose
         # dependencies `cargo test` already built.
         vendored fetchcontent-git "$tmp/fc-git" Debug
-    fi
-fi
-
-# --- make install and cmake --install agree ------------------------------------------
-if wanted same-install; then
-    n=same-install
-    a=$tmp/same-make b=$tmp/same-cmake
-    if run $n make --no-print-directory install PREFIX="$a" LIBDIR="lib/$multiarch" CMAKE_FILES_DIR="$tmp/same-make-build" &&
-        run $n "$cmake" -S "$root" -B "$tmp/same-cmake-build" -DCMAKE_BUILD_TYPE=Release \
-            -DBUILD_TESTS=OFF -DBUILD_FUZZERS=OFF -DBUILD_BENCHMARKS=OFF -DBUILD_EXAMPLES=OFF \
-            -DCMAKE_INSTALL_LIBDIR="lib/$multiarch" &&
-        run $n "$cmake" --build "$tmp/same-cmake-build" &&
-        run $n "$cmake" --install "$tmp/same-cmake-build" --prefix "$b"; then
-        (cd "$a" && find . | sort) >"$tmp/files-make"
-        (cd "$b" && find . | sort) >"$tmp/files-cmake"
-        why=
-        diff "$tmp/files-make" "$tmp/files-cmake" >>"$logs/$n.log" 2>&1 || why="different file lists;"
-        for f in "lib/$multiarch/pkgconfig/blosc2.pc" "lib/$multiarch/pkgconfig/blosc2-static.pc" \
-            "lib/$multiarch/cmake/Blosc2/Blosc2Config.cmake" "lib/$multiarch/cmake/Blosc2/Blosc2ConfigVersion.cmake" \
-            "lib/$multiarch/cmake/Blosc2/Blosc2Targets.cmake"; do
-            cmp -s "$a/$f" "$b/$f" || { why="$why $f differs;"; diff "$a/$f" "$b/$f" >>"$logs/$n.log" 2>&1; }
-        done
-        if [ -z "$why" ]; then pass "$n ($(wc -l <"$tmp/files-make") paths, pc and CMake package identical)"; else fail $n "$why"; fi
-    else
-        fail $n "an install failed (log: build/logs/cmake-recipes/$n.log)"
     fi
 fi
 
