@@ -5,7 +5,7 @@
 
 use blosc2_core::chunk::header::{version, EXTENDED_HEADER_LENGTH, MIN_HEADER_LENGTH};
 use blosc2_core::chunk::{ChunkHeader, Special};
-use blosc2_core::error::{ErrorKind, Result as CoreResult};
+use blosc2_core::error::ErrorKind;
 use blosc2_core::frame::header::{pos, FrameHeader, HEADER_MINLEN};
 use blosc2_core::frame::{self, index, sframe, FrameInfo, StreamSource};
 use blosc2_core::io::{self, Mode, Stream};
@@ -23,7 +23,7 @@ use crate::Fail;
 pub enum Origin {
     Path(PathBuf),
     /// Standard input (`-`), read whole: frames are read out of order.
-    Stdin(Arc<Vec<u8>>),
+    Stdin(Arc<[u8]>),
 }
 
 /// `-`: standard input where a file is read, standard output where one is
@@ -43,7 +43,7 @@ impl Origin {
             .lock()
             .read_to_end(&mut bytes)
             .map_err(|e| Fail::at(path, "cannot read standard input", e))?;
-        Ok(Origin::Stdin(Arc::new(bytes)))
+        Ok(Origin::Stdin(Arc::from(bytes)))
     }
 
     pub fn name(&self) -> &Path {
@@ -56,7 +56,7 @@ impl Origin {
     pub fn stream(&self) -> Result<Box<dyn Stream>, Fail> {
         match self {
             Origin::Path(p) => open_stream(p),
-            Origin::Stdin(b) => Ok(Box::new(MemStream(b.clone()))),
+            Origin::Stdin(b) => Ok(Box::new(io::Bytes(b.clone()))),
         }
     }
 
@@ -67,29 +67,6 @@ impl Origin {
             }
             Origin::Stdin(b) => Ok(b.to_vec()),
         }
-    }
-}
-
-/// Standard input's bytes, read through the core's stream interface.
-struct MemStream(Arc<Vec<u8>>);
-
-impl Stream for MemStream {
-    fn size(&mut self) -> CoreResult<u64> {
-        Ok(self.0.len() as u64)
-    }
-    fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> CoreResult<()> {
-        let src = usize::try_from(pos)
-            .ok()
-            .and_then(|p| self.0.get(p..p.checked_add(buf.len())?))
-            .ok_or(ErrorKind::FileRead)?;
-        buf.copy_from_slice(src);
-        Ok(())
-    }
-    fn write_all_at(&mut self, _pos: u64, _data: &[u8]) -> CoreResult<()> {
-        Err(ErrorKind::FileWrite)
-    }
-    fn truncate(&mut self, _size: u64) -> CoreResult<()> {
-        Err(ErrorKind::FileTruncate)
     }
 }
 

@@ -99,19 +99,19 @@ pub(crate) fn open_err(path: &Path, e: std::io::Error) -> ErrorKind {
     )
 }
 
-/// A file read whole into memory, read as the file would be (same errors
-/// past its end); it cannot be written.
-pub(crate) struct Bytes(pub(crate) Vec<u8>);
+/// Bytes in memory (a file read whole, standard input) read as a file
+/// would be, with the same errors past their end; they cannot be written.
+pub struct Bytes<B = Vec<u8>>(pub B);
 
-impl Stream for Bytes {
+impl<B: AsRef<[u8]> + Send> Stream for Bytes<B> {
     fn size(&mut self) -> Result<u64> {
-        Ok(self.0.len() as u64)
+        Ok(self.0.as_ref().len() as u64)
     }
     fn read_exact_at(&mut self, pos: u64, buf: &mut [u8]) -> Result<()> {
         let at = usize::try_from(pos).map_err(|_| ErrorKind::FileRead)?;
         let src = at
             .checked_add(buf.len())
-            .and_then(|end| self.0.get(at..end))
+            .and_then(|end| self.0.as_ref().get(at..end))
             .ok_or(ErrorKind::FileRead)?;
         buf.copy_from_slice(src);
         Ok(())
