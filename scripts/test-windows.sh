@@ -6,7 +6,7 @@
 #            -p libblosc2-rs-sys -p libblosc2-rs-cdylib --all-targets -D warnings
 #   test     cargo test -p blosc2-core --target x86_64-pc-windows-gnu, run
 #            under wine
-#   clib     libblosc2.dll (quick profile, zlib-ng when cmake can be had),
+#   clib     libblosc2.dll (zlib-ng when cmake can be had),
 #            installed with `make install-files TARGET=...` into
 #            build/windows/prefix: bin/libblosc2.dll, lib/libblosc2.dll.a,
 #            lib/libblosc2.a, include/, blosc2.pc, lib/cmake/Blosc2/
@@ -19,6 +19,9 @@
 #   interop  scripts/interop.sh with our tools built with MinGW and run under
 #            wine: ours on Windows reads every corpus 3.3.5 and 2.22.1 wrote
 #            on Linux, and writes one that 3.3.5 and 2.22.1 read on Linux
+# The cargo parts build in the `emulated` profile of Cargo.toml, as
+# scripts/test-cross.sh does: one build of the dependencies and C codecs for
+# all of them, optimized, with overflow checks and debug assertions.
 #
 # What it needs: rustup's x86_64-pc-windows-gnu target, Debian's
 # gcc-mingw-w64-x86-64 and wine (installed when missing, as root with
@@ -142,7 +145,7 @@ wanted() {
 t0=$(date +%s)
 if ! wanted clippy; then
     :
-elif $CARGO clippy --target $triple -p blosc2-core -p libblosc2-rs-sys -p libblosc2-rs-cdylib \
+elif $CARGO clippy --profile emulated --target $triple -p blosc2-core -p libblosc2-rs-sys -p libblosc2-rs-cdylib \
     --all-targets -- -D warnings >"$logs/windows-clippy.log" 2>&1; then
     record "PASS windows clippy ($(elapsed "$t0"))"
 else
@@ -154,7 +157,7 @@ fi
 t0=$(date +%s)
 if ! wanted test; then
     :
-elif WINEPATH=$(winpath "$stub") $CARGO test --no-fail-fast -p blosc2-core --target $triple \
+elif WINEPATH=$(winpath "$stub") $CARGO test --profile emulated --no-fail-fast -p blosc2-core --target $triple \
     >"$logs/windows-test.log" 2>&1; then
     n=$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$logs/windows-test.log" |
         awk '{s += $1} END {print s + 0}')
@@ -169,7 +172,7 @@ fi
 # --- the DLL, installed as `make install` installs it -------------------------
 t0=$(date +%s)
 prefix=$wdir/prefix
-out=${CARGO_TARGET_DIR:-$root/target}/$triple/quick
+out=${CARGO_TARGET_DIR:-$root/target}/$triple/emulated
 features=""
 cmake_env=""
 if cmake=$(sh scripts/ensure-cmake.sh 2>/dev/null); then
@@ -177,7 +180,7 @@ if cmake=$(sh scripts/ensure-cmake.sh 2>/dev/null); then
     cmake_env="CMAKE=$cmake"
 fi
 # shellcheck disable=SC2086
-if env $cmake_env $CARGO build --profile quick -p libblosc2-rs-cdylib --target $triple $features \
+if env $cmake_env $CARGO build --profile emulated -p libblosc2-rs-cdylib --target $triple $features \
     >"$logs/windows-clib.log" 2>&1 &&
     rm -rf "$prefix" &&
     make install-files PREFIX="$prefix" TARGET=$triple SRC_SO="$out/libblosc2.so" \
