@@ -13,7 +13,7 @@
 //! [`ctx_ref`] reads a `b2nd_context_t*` and [`create_array`] makes a new
 //! array from one.
 
-use super::boundary::{err, ffi_int, guard};
+use super::boundary::{err, ffi};
 use super::consts::B2ND_MAX_DIM;
 use super::handle::Handle;
 use super::schunk::{
@@ -398,7 +398,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
     metalayers: *const blosc2_metalayer,
     nmetalayers: i32,
 ) -> *mut b2nd_context_t {
-    guard("b2nd_create_ctx", ptr::null_mut(), || {
+    ffi!({
         if ndim < 0 || ndim as usize > B2ND_MAX_DIM {
             err(ErrorKind::InvalidParam);
             return ptr::null_mut();
@@ -498,7 +498,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
 /// `ctx` is NULL or a live context, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_t) -> c_int {
-    ffi_int!("b2nd_free_ctx", {
+    ffi!({
         if ctx.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -542,9 +542,7 @@ pub unsafe extern "C" fn b2nd_uninit(
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    ffi_int!("b2nd_uninit", {
-        unsafe { create_with(ctx, array, Fill::Uninit) }
-    })
+    ffi!({ unsafe { create_with(ctx, array, Fill::Uninit) } })
 }
 
 /// New array of zeros (the reference fills "empty" arrays with zeros too).
@@ -557,9 +555,7 @@ pub unsafe extern "C" fn b2nd_empty(
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    ffi_int!("b2nd_empty", {
-        unsafe { create_with(ctx, array, Fill::Zeros) }
-    })
+    ffi!({ unsafe { create_with(ctx, array, Fill::Zeros) } })
 }
 
 /// New array of zeros (special chunks).
@@ -572,9 +568,7 @@ pub unsafe extern "C" fn b2nd_zeros(
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    ffi_int!("b2nd_zeros", {
-        unsafe { create_with(ctx, array, Fill::Zeros) }
-    })
+    ffi!({ unsafe { create_with(ctx, array, Fill::Zeros) } })
 }
 
 /// New array of NaNs (typesize 4 or 8; special chunks).
@@ -587,9 +581,7 @@ pub unsafe extern "C" fn b2nd_nans(
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    ffi_int!("b2nd_nans", {
-        unsafe { create_with(ctx, array, Fill::Nans) }
-    })
+    ffi!({ unsafe { create_with(ctx, array, Fill::Nans) } })
 }
 
 /// New array with every item equal to `fill_value` (typesize bytes).
@@ -603,7 +595,7 @@ pub unsafe extern "C" fn b2nd_full(
     array: *mut *mut b2nd_array_t,
     fill_value: *const c_void,
 ) -> c_int {
-    ffi_int!("b2nd_full", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(c) = (unsafe { ctx_ref(ctx) }) else {
             return err(ErrorKind::NullPointer);
@@ -625,7 +617,7 @@ pub unsafe extern "C" fn b2nd_full(
 /// `array` is NULL or a live array, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
-    ffi_int!("b2nd_free", {
+    ffi!({
         if array.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -647,9 +639,7 @@ pub unsafe extern "C" fn b2nd_from_schunk(
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    ffi_int!("b2nd_from_schunk", {
-        unsafe { adopt(schunk, array, false) }
-    })
+    ffi!({ unsafe { adopt(schunk, array, false) } })
 }
 
 /// Wrap `schunk` into a new array; with `owned`, free it on failure.
@@ -697,7 +687,7 @@ pub unsafe extern "C" fn b2nd_to_cframe(
     cframe_len: *mut i64,
     needs_free: *mut bool,
 ) -> c_int {
-    ffi_int!("b2nd_to_cframe", {
+    ffi!({
         if array.is_null() || cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -727,7 +717,7 @@ pub unsafe extern "C" fn b2nd_from_cframe(
     copy: bool,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    ffi_int!("b2nd_from_cframe", {
+    ffi!({
         if cframe.is_null() || array.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -750,7 +740,7 @@ pub unsafe extern "C" fn b2nd_from_cframe(
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
     // SAFETY: forwarded contract.
-    ffi_int!("b2nd_open", { unsafe { open_offset(urlpath, array, 0) } })
+    ffi!({ unsafe { open_offset(urlpath, array, 0) } })
 }
 
 /// Open an array whose frame starts `offset` bytes into a file.
@@ -764,9 +754,7 @@ pub unsafe extern "C" fn b2nd_open_offset(
     offset: i64,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    ffi_int!("b2nd_open_offset", {
-        unsafe { open_offset(urlpath, array, offset) }
-    })
+    ffi!({ unsafe { open_offset(urlpath, array, offset) } })
 }
 
 /// # Safety
@@ -790,7 +778,7 @@ unsafe fn open_offset(urlpath: *const c_char, array: *mut *mut b2nd_array_t, off
 /// `array` is live; `urlpath` is a C string.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
-    ffi_int!("b2nd_save", {
+    ffi!({
         if array.is_null() || urlpath.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -830,7 +818,7 @@ pub unsafe extern "C" fn b2nd_save_append(
     array: *const b2nd_array_t,
     urlpath: *const c_char,
 ) -> i64 {
-    guard("b2nd_save_append", ErrorKind::Failure.code() as i64, || {
+    ffi!({
         if array.is_null() {
             return err(ErrorKind::NullPointer) as i64;
         }
@@ -850,7 +838,7 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
     buffer: *const c_void,
     buffersize: i64,
 ) -> c_int {
-    ffi_int!("b2nd_from_cbuffer", {
+    ffi!({
         if ctx.is_null() || buffer.is_null() || array.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -887,7 +875,7 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
     buffer: *mut c_void,
     buffersize: i64,
 ) -> c_int {
-    ffi_int!("b2nd_to_cbuffer", {
+    ffi!({
         if array.is_null() || buffer.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -922,7 +910,7 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
     buffershape: *const i64,
     buffersize: i64,
 ) -> c_int {
-    ffi_int!("b2nd_get_slice_cbuffer", {
+    ffi!({
         if array.is_null()
             || start.is_null()
             || stop.is_null()
@@ -961,7 +949,7 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
     stop: *const i64,
     array: *mut b2nd_array_t,
 ) -> c_int {
-    ffi_int!("b2nd_set_slice_cbuffer", {
+    ffi!({
         if array.is_null()
             || start.is_null()
             || stop.is_null()
@@ -999,7 +987,7 @@ pub unsafe extern "C" fn b2nd_get_slice(
     start: *const i64,
     stop: *const i64,
 ) -> c_int {
-    ffi_int!("b2nd_get_slice", {
+    ffi!({
         // SAFETY: per the contract.
         let (Some(c), Some(h)) = (unsafe { ctx_ref(ctx) }, unsafe { array_handle(src) }) else {
             return err(ErrorKind::NullPointer);
@@ -1070,7 +1058,7 @@ pub unsafe extern "C" fn b2nd_copy(
     src: *const b2nd_array_t,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    ffi_int!("b2nd_copy", {
+    ffi!({
         // SAFETY: per the contract.
         let (Some(c), Some(h)) = (unsafe { ctx_ref(ctx) }, unsafe { array_handle(src) }) else {
             return err(ErrorKind::NullPointer);
@@ -1162,7 +1150,7 @@ pub unsafe extern "C" fn b2nd_copy(
 /// `array` is live.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
-    ffi_int!("b2nd_print_meta", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { array_handle(array) }) else {
             return err(ErrorKind::NullPointer);
@@ -1200,7 +1188,7 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
 /// `array` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
-    ffi_int!("b2nd_refresh", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { array_handle(array) }) else {
             return err(ErrorKind::NullPointer);
@@ -1237,7 +1225,7 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
     dtype_format: i8,
     smeta: *mut *mut u8,
 ) -> c_int {
-    ffi_int!("b2nd_serialize_meta", {
+    ffi!({
         if smeta.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -1296,7 +1284,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
     dtype: *mut *mut c_char,
     dtype_format: *mut i8,
 ) -> c_int {
-    ffi_int!("b2nd_deserialize_meta", {
+    ffi!({
         if smeta.is_null()
             || ndim.is_null()
             || shape.is_null()
@@ -1394,20 +1382,22 @@ pub unsafe extern "C" fn b2nd_copy_buffer(
     dst_pad_shape: *const i64,
     dst_start: *const i64,
 ) -> c_int {
-    // SAFETY: forwarded contract.
-    unsafe {
-        b2nd_copy_buffer2(
-            ndim,
-            itemsize as i32,
-            src,
-            src_pad_shape,
-            src_start,
-            src_stop,
-            dst,
-            dst_pad_shape,
-            dst_start,
-        )
-    }
+    ffi!({
+        // SAFETY: forwarded contract.
+        unsafe {
+            b2nd_copy_buffer2(
+                ndim,
+                itemsize as i32,
+                src,
+                src_pad_shape,
+                src_start,
+                src_stop,
+                dst,
+                dst_pad_shape,
+                dst_start,
+            )
+        }
+    })
 }
 
 /// Copy the box `src_start..src_stop` of `src` (a C buffer shaped
@@ -1429,7 +1419,7 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
     dst_pad_shape: *const i64,
     dst_start: *const i64,
 ) -> c_int {
-    ffi_int!("b2nd_copy_buffer2", {
+    ffi!({
         if ndim < 0 || ndim as usize > B2ND_MAX_DIM || itemsize <= 0 {
             return err(ErrorKind::InvalidParam);
         }

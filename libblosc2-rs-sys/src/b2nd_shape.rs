@@ -4,7 +4,7 @@
 //! `b2nd::reshape` / `b2nd::orthogonal` code; this file converts pointers.
 
 use super::b2nd::{array_handle, b2nd_copy, create_array, with_array, Ctx};
-use super::boundary::{err, ffi_int};
+use super::boundary::{err, ffi};
 use super::schunk::{blosc2_schunk_get_cparams, blosc2_schunk_get_dparams};
 use super::types::{b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams};
 use blosc2_core::b2nd::array::{Array, Fill, Params};
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn b2nd_resize(
     new_shape: *const i64,
     start: *const i64,
 ) -> c_int {
-    ffi_int!("b2nd_resize", {
+    ffi!({
         if array.is_null() || new_shape.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -80,7 +80,7 @@ pub unsafe extern "C" fn b2nd_insert(
     axis: i8,
     insert_start: i64,
 ) -> c_int {
-    ffi_int!("b2nd_insert", {
+    ffi!({
         if array.is_null() || buffer.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -107,7 +107,7 @@ pub unsafe extern "C" fn b2nd_append(
     buffersize: i64,
     axis: i8,
 ) -> c_int {
-    ffi_int!("b2nd_append", {
+    ffi!({
         if array.is_null() || buffer.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -134,7 +134,7 @@ pub unsafe extern "C" fn b2nd_delete(
     delete_start: i64,
     delete_len: i64,
 ) -> c_int {
-    ffi_int!("b2nd_delete", {
+    ffi!({
         if array.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -157,7 +157,7 @@ pub unsafe extern "C" fn b2nd_concatenate(
     copy: bool,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    ffi_int!("b2nd_concatenate", {
+    ffi!({
         if src1.is_null() || src2.is_null() || array.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -339,7 +339,7 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
     view: *mut *mut b2nd_array_t,
     index: *const bool,
 ) -> c_int {
-    ffi_int!("b2nd_squeeze_index", {
+    ffi!({
         // SAFETY: forwarded contract; `index` has ndim values.
         unsafe {
             new_view(array, view, |a| {
@@ -359,7 +359,7 @@ pub unsafe extern "C" fn b2nd_squeeze(
     array: *mut b2nd_array_t,
     view: *mut *mut b2nd_array_t,
 ) -> c_int {
-    ffi_int!("b2nd_squeeze", {
+    ffi!({
         // SAFETY: forwarded contract.
         unsafe { new_view(array, view, |a| a.squeeze_params(&a.squeeze_all())) }
     })
@@ -377,7 +377,7 @@ pub unsafe extern "C" fn b2nd_expand_dims(
     axis: *const bool,
     final_dims: u8,
 ) -> c_int {
-    ffi_int!("b2nd_expand_dims", {
+    ffi!({
         // SAFETY: forwarded contract; `axis` has `final_dims` values.
         unsafe {
             new_view(array, view, |a| {
@@ -442,7 +442,7 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
     buffershape: *mut i64,
     buffersize: i64,
 ) -> c_int {
-    ffi_int!("b2nd_get_orthogonal_selection", {
+    ffi!({
         if array.is_null() || selection.is_null() || selection_size.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -479,7 +479,7 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
     buffershape: *mut i64,
     buffersize: i64,
 ) -> c_int {
-    ffi_int!("b2nd_set_orthogonal_selection", {
+    ffi!({
         if array.is_null() || selection.is_null() || selection_size.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -515,7 +515,7 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
     buffer: *mut c_void,
     buffersize: i64,
 ) -> c_int {
-    ffi_int!("b2nd_get_sparse_cbuffer", {
+    ffi!({
         if array.is_null() {
             return err(ErrorKind::NullPointer);
         }

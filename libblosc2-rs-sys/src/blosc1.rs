@@ -2,7 +2,7 @@
 //! `blosc2_decompress` / `blosc2_getitem`. Each calling thread gets its own
 //! cached contexts, so concurrent callers never serialize on a global lock.
 
-use super::boundary::{err, ffi_int, rc};
+use super::boundary::{err, ffi, rc};
 use super::context::{decompress_with, getitem_with, io_slices};
 use super::context_object::{build_filters, Kind};
 use super::env::env;
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn blosc2_compress(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_int!("blosc2_compress", {
+    ffi!({
         // upstream initializes the library here when nobody did
         super::registry::register_global_plugins();
         let e = env();
@@ -119,13 +119,15 @@ pub unsafe extern "C" fn blosc1_compress(
     dest: *mut c_void,
     destsize: usize,
 ) -> c_int {
-    let ts = typesize.min(i32::MAX as usize) as i32;
-    if nbytes > i32::MAX as usize {
-        return err(ErrorKind::MaxBufsizeExceeded);
-    }
-    let ds = destsize.min(i32::MAX as usize) as i32;
-    // SAFETY: forwarded caller contract.
-    unsafe { blosc2_compress(clevel, doshuffle, ts, src, nbytes as i32, dest, ds) }
+    ffi!({
+        let ts = typesize.min(i32::MAX as usize) as i32;
+        if nbytes > i32::MAX as usize {
+            return err(ErrorKind::MaxBufsizeExceeded);
+        }
+        let ds = destsize.min(i32::MAX as usize) as i32;
+        // SAFETY: forwarded caller contract.
+        unsafe { blosc2_compress(clevel, doshuffle, ts, src, nbytes as i32, dest, ds) }
+    })
 }
 
 /// Decompress with the global settings.
@@ -139,7 +141,7 @@ pub unsafe extern "C" fn blosc2_decompress(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_int!("blosc2_decompress", {
+    ffi!({
         super::registry::register_global_plugins();
         if let Some(n) = env().nthreads_raw {
             if n <= 0 || n > i16::MAX as i64 {
@@ -168,9 +170,11 @@ pub unsafe extern "C" fn blosc1_decompress(
     dest: *mut c_void,
     destsize: usize,
 ) -> c_int {
-    let ds = destsize.min(i32::MAX as usize) as i32;
-    // SAFETY: forwarded; the chunk's own cbytes bounds the read.
-    unsafe { blosc2_decompress(src, i32::MAX, dest, ds) }
+    ffi!({
+        let ds = destsize.min(i32::MAX as usize) as i32;
+        // SAFETY: forwarded; the chunk's own cbytes bounds the read.
+        unsafe { blosc2_decompress(src, i32::MAX, dest, ds) }
+    })
 }
 
 /// # Safety
@@ -184,7 +188,7 @@ pub unsafe extern "C" fn blosc2_getitem(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_int!("blosc2_getitem", {
+    ffi!({
         let mut kind = Kind::Decompress(Box::new(Decompressor::new(DParams::default())));
         // SAFETY: forwarded caller contract.
         unsafe {
@@ -204,24 +208,28 @@ pub unsafe extern "C" fn blosc1_getitem(
     nitems: c_int,
     dest: *mut c_void,
 ) -> c_int {
-    // SAFETY: forwarded; sizes are bounded by the chunk header and nitems.
-    unsafe { blosc2_getitem(src, i32::MAX, start, nitems, dest, i32::MAX) }
+    ffi!({
+        // SAFETY: forwarded; sizes are bounded by the chunk header and nitems.
+        unsafe { blosc2_getitem(src, i32::MAX, start, nitems, dest, i32::MAX) }
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn blosc1_get_compressor() -> *const c_char {
-    let code = G_COMPRESSOR.load(Ordering::Relaxed);
-    let mut name: *const c_char = std::ptr::null();
-    // SAFETY: `name` is a valid out pointer.
-    unsafe { super::library::blosc2_compcode_to_compname(code as c_int, &mut name) };
-    name
+    ffi!({
+        let code = G_COMPRESSOR.load(Ordering::Relaxed);
+        let mut name: *const c_char = std::ptr::null();
+        // SAFETY: `name` is a valid out pointer.
+        unsafe { super::library::blosc2_compcode_to_compname(code as c_int, &mut name) };
+        name
+    })
 }
 
 /// # Safety
 /// `compname` is a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
-    ffi_int!("blosc1_set_compressor", {
+    ffi!({
         if compname.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -239,15 +247,19 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
 
 #[no_mangle]
 pub extern "C" fn blosc1_get_blocksize() -> c_int {
-    G_BLOCKSIZE.load(Ordering::Relaxed)
+    ffi!({ G_BLOCKSIZE.load(Ordering::Relaxed) })
 }
 
 #[no_mangle]
 pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
-    G_BLOCKSIZE.store(blocksize.min(i32::MAX as usize) as i32, Ordering::Relaxed);
+    ffi!({
+        G_BLOCKSIZE.store(blocksize.min(i32::MAX as usize) as i32, Ordering::Relaxed);
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
-    G_SPLITMODE.store(splitmode, Ordering::Relaxed);
+    ffi!({
+        G_SPLITMODE.store(splitmode, Ordering::Relaxed);
+    })
 }

@@ -1,9 +1,9 @@
 //! The panic boundary and the small pointer helpers every export goes through.
 //!
-//! Policy: no panic unwinds into C. Each export runs its body under
-//! `catch_unwind`; a panic becomes `BLOSC2_ERROR_FAILURE` (or NULL / a neutral
-//! value for functions without an error channel) and, with `BLOSC_TRACE` set,
-//! a trace line on stderr.
+//! Policy: no panic unwinds into C. Every export's body is `ffi!({ ... })`,
+//! which runs it under `catch_unwind`; a panic becomes the value its return
+//! type gives ([`PanicValue`]: `BLOSC2_ERROR_FAILURE`, NULL, ...) and, with
+//! `BLOSC_TRACE` set, a trace line on stderr naming the export.
 
 use blosc2_core::error::ErrorKind;
 pub use blosc2_core::trace::{emit as trace, enabled as trace_enabled};
@@ -15,21 +15,113 @@ macro_rules! trace_error {
 }
 pub(crate) use trace_error;
 
-/// Run `body`, turning a panic into `on_panic`.
-pub fn guard<T>(name: &str, on_panic: T, body: impl FnOnce() -> T) -> T {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+/// What an export returns when its body panicked, chosen by its return
+/// type: the value a C caller of that function already treats as failure.
+///
+/// | return type | value on panic |
+/// |---|---|
+/// | `int`, `int16_t`, `int64_t` | `BLOSC2_ERROR_FAILURE` (-1) |
+/// | a pointer | `NULL` |
+/// | `double` | NaN |
+/// | `void` | nothing |
+/// | a parameters struct (`blosc2_get_blosc2_*_defaults`) | its defaults |
+pub trait PanicValue {
+    /// The value returned in place of the body's.
+    fn on_panic() -> Self;
+}
+
+macro_rules! failure_code {
+    ($($t:ty),*) => {$(
+        impl PanicValue for $t {
+            fn on_panic() -> Self {
+                ErrorKind::Failure.code() as $t
+            }
+        }
+    )*};
+}
+failure_code!(i16, i32, i64);
+
+impl<T> PanicValue for *mut T {
+    fn on_panic() -> Self {
+        std::ptr::null_mut()
+    }
+}
+
+impl<T> PanicValue for *const T {
+    fn on_panic() -> Self {
+        std::ptr::null()
+    }
+}
+
+impl PanicValue for f64 {
+    fn on_panic() -> Self {
+        f64::NAN
+    }
+}
+
+impl PanicValue for () {
+    fn on_panic() -> Self {}
+}
+
+macro_rules! defaults_on_panic {
+    ($($t:ty),*) => {$(
+        impl PanicValue for $t {
+            fn on_panic() -> Self {
+                <$t>::default()
+            }
+        }
+    )*};
+}
+defaults_on_panic!(
+    crate::types::blosc2_cparams,
+    crate::types::blosc2_dparams,
+    crate::types::blosc2_storage,
+    crate::types::blosc2_io,
+    crate::types::blosc2_stdio_mmap
+);
+
+/// Run an export's body; a panic becomes its return type's
+/// [`PanicValue`] and, with `BLOSC_TRACE` set, a trace naming the export.
+/// `site` is the type name of a function nested in the export (see
+/// [`ffi!`]), from which the export's name is taken.
+pub fn enter<T: PanicValue>(site: &'static str, body: impl FnOnce() -> T) -> T {
+    let run = || {
+        #[cfg(test)]
+        tests::maybe_panic();
+        body()
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(v) => v,
         Err(_) => {
             trace(
                 "error",
-                &format!("panic caught in {name}"),
+                &format!("panic caught in {}", export_name(site)),
                 file!(),
                 line!(),
             );
-            on_panic
+            T::on_panic()
         }
     }
 }
+
+/// `crate::module::blosc2_x::here` -> `blosc2_x`.
+fn export_name(site: &str) -> &str {
+    site.strip_suffix("::here")
+        .and_then(|s| s.rsplit("::").next())
+        .unwrap_or(site)
+}
+
+/// The body of every exported function goes through this:
+/// `ffi!({ ... })`. Its value is the export's; a panic inside becomes the
+/// return type's [`PanicValue`]. A test (`every_export_enters_the_boundary`)
+/// fails when an `extern "C"` function's body does not start with it.
+macro_rules! ffi {
+    ($body:expr $(,)?) => {{
+        fn here() {}
+        $crate::boundary::enter(::std::any::type_name_of_val(&here), || $body)
+    }};
+}
+pub(crate) use ffi;
 
 /// Map a core result to the C convention: the value, or the negative code.
 /// (The trace names the caller, the export that returns the code: the
@@ -59,31 +151,188 @@ pub fn err(e: ErrorKind) -> i32 {
     e.code()
 }
 
-/// Wrap an export body: catches panics and returns `BLOSC2_ERROR_FAILURE`.
-macro_rules! ffi_int {
-    ($name:expr, $body:block) => {
-        $crate::boundary::guard(
-            $name,
-            ::blosc2_core::error::ErrorKind::Failure.code(),
-            || $body,
-        )
-    };
-}
-pub(crate) use ffi_int;
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Set by a test: the next export entered on this thread panics.
+        static PANIC_NEXT: Cell<bool> = const { Cell::new(false) };
+    }
+
+    pub(crate) fn maybe_panic() {
+        if PANIC_NEXT.with(|p| p.replace(false)) {
+            panic!("a panic forced by a test");
+        }
+    }
+
+    pub(crate) fn panic_in_next_export() {
+        PANIC_NEXT.with(|p| p.set(true));
+    }
 
     #[test]
-    fn panics_become_error_codes() {
-        let rc = ffi_int!("test", {
+    fn panics_become_the_return_types_failure_value() {
+        let rc: i32 = ffi!({
             let v: Vec<i32> = Vec::new();
             #[allow(clippy::unnecessary_operation)]
             v[3]
         });
         assert_eq!(rc, ErrorKind::Failure.code());
-        let p: *mut u8 = guard("test", std::ptr::null_mut(), || panic!("boom"));
+        let p: *mut u8 = ffi!(panic!("boom"));
         assert!(p.is_null());
+        let n: i64 = ffi!(panic!("boom"));
+        assert_eq!(n, -1);
+        let x: f64 = ffi!(panic!("boom"));
+        assert!(x.is_nan());
+    }
+
+    /// Every `extern "C"` function defined in the crate's sources: (file,
+    /// name, what its body starts with).
+    fn exports() -> Vec<(String, String, String)> {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut files,
+        );
+        let mut found = Vec::new();
+        for f in files {
+            let src = std::fs::read_to_string(&f).unwrap();
+            // Every `extern "C" fn` defined here is entered from C: the
+            // exports and the callbacks handed to C code alike.
+            for (at, _) in src.match_indices("extern \"C\" fn ") {
+                let rest = &src[at..];
+                let sig = "extern \"C\" ".len();
+                if !rest[sig + 3..].starts_with(|c: char| c.is_alphabetic() || c == '_') {
+                    continue; // a function pointer type
+                }
+                let name: String = rest[sig + 3..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                // The body opens at the first `{` outside the parameter list.
+                let mut depth = 0i32;
+                let open = rest[sig..]
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        match c {
+                            '(' | '[' => depth += 1,
+                            ')' | ']' => depth -= 1,
+                            _ => {}
+                        }
+                        c == '{' && depth == 0
+                    })
+                    .map(|(i, _)| sig + i)
+                    .unwrap();
+                let mut body = rest[open + 1..].trim_start();
+                while body.starts_with("//") {
+                    body = body[body.find('\n').unwrap()..].trim_start();
+                }
+                found.push((
+                    f.display().to_string(),
+                    name,
+                    body.chars().take(30).collect(),
+                ));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn every_export_enters_the_boundary() {
+        let all = exports();
+        // 164 upstream functions, ours (blosc2rs_*), a few per-system
+        // twins and the callbacks
+        assert!(all.len() >= 164, "only {} functions found", all.len());
+        let outside: Vec<_> = all
+            .iter()
+            .filter(|(_, _, body)| !body.starts_with("ffi!("))
+            .collect();
+        assert!(
+            outside.is_empty(),
+            "extern \"C\" functions whose body is not ffi!(...): {outside:#?}"
+        );
+    }
+
+    #[test]
+    fn a_panicking_export_returns_its_failure_value_and_the_next_call_works() {
+        use crate::types::blosc2_cparams;
+        use std::ffi::c_void;
+        let src = [7u8; 1000];
+        let mut chunk = vec![0u8; 1100];
+        let cparams = blosc2_cparams {
+            typesize: 1,
+            ..Default::default()
+        };
+        let cctx = crate::context::blosc2_create_cctx(cparams);
+        assert!(!cctx.is_null());
+        // SAFETY: the buffers are as long as the sizes say.
+        let cbytes = unsafe {
+            crate::context::blosc2_compress_ctx(
+                cctx,
+                src.as_ptr().cast(),
+                1000,
+                chunk.as_mut_ptr().cast(),
+                1100,
+            )
+        };
+        assert!(cbytes > 0);
+        let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
+        let sizes = |n: &mut i32, c: &mut i32, b: &mut i32| {
+            // SAFETY: a chunk written above; three writable ints.
+            unsafe { crate::chunk::blosc2_cbuffer_sizes(chunk.as_ptr().cast::<c_void>(), n, c, b) }
+        };
+
+        // int
+        panic_in_next_export();
+        assert_eq!(sizes(&mut n, &mut c, &mut b), ErrorKind::Failure.code());
+        assert_eq!(sizes(&mut n, &mut c, &mut b), 0);
+        assert_eq!((n, c), (1000, cbytes));
+        // a pointer
+        panic_in_next_export();
+        assert!(crate::context::blosc2_create_cctx(cparams).is_null());
+        let again = crate::context::blosc2_create_cctx(cparams);
+        assert!(!again.is_null());
+        // void
+        panic_in_next_export();
+        // SAFETY: a context created above, freed once.
+        unsafe { crate::context::blosc2_free_ctx(again) };
+        // (the panic came before the free: this frees it)
+        // SAFETY: as above.
+        unsafe { crate::context::blosc2_free_ctx(again) };
+        // int64_t
+        panic_in_next_export();
+        // SAFETY: NULL is refused (when the body runs).
+        let r = unsafe {
+            crate::schunk::blosc2_schunk_append_buffer(std::ptr::null_mut(), std::ptr::null(), 0)
+        };
+        assert_eq!(r, -1);
+        // a struct returned by value
+        panic_in_next_export();
+        assert_eq!(
+            crate::context::blosc2_get_blosc2_cparams_defaults().typesize,
+            8
+        );
+        // SAFETY: created above, freed once.
+        unsafe { crate::context::blosc2_free_ctx(cctx) };
+    }
+
+    #[test]
+    fn the_export_is_named_from_the_nested_function() {
+        fn blosc2_example() -> &'static str {
+            fn here() {}
+            std::any::type_name_of_val(&here)
+        }
+        assert_eq!(export_name(blosc2_example()), "blosc2_example");
     }
 }

@@ -1,7 +1,7 @@
 //! Inspecting chunks (`*_cbuffer_*`), making special chunks, and the raw
 //! shuffle entry points.
 
-use super::boundary::{err, ffi_int, rc};
+use super::boundary::{err, ffi, rc};
 use super::context_object::{core_cparams, new_cctx, Kind};
 use super::ptr::{in_slice, out_slice};
 use super::types::blosc2_cparams;
@@ -34,7 +34,7 @@ pub unsafe extern "C" fn blosc2_cbuffer_sizes(
     cbytes: *mut i32,
     blocksize: *mut i32,
 ) -> c_int {
-    ffi_int!("blosc2_cbuffer_sizes", {
+    ffi!({
         // SAFETY: forwarded caller contract.
         let r = unsafe { min_header(cbuffer) };
         let h = r.unwrap_or_default();
@@ -64,15 +64,17 @@ pub unsafe extern "C" fn blosc1_cbuffer_sizes(
     cbytes: *mut usize,
     blocksize: *mut usize,
 ) {
-    let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
-    // SAFETY: forwarded caller contract; locals are writable.
-    unsafe { blosc2_cbuffer_sizes(cbuffer, &mut n, &mut c, &mut b) };
-    for (p, v) in [(nbytes, n), (cbytes, c), (blocksize, b)] {
-        if !p.is_null() {
-            // SAFETY: non-NULL and writable per contract.
-            unsafe { p.write(v as usize) };
+    ffi!({
+        let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
+        // SAFETY: forwarded caller contract; locals are writable.
+        unsafe { blosc2_cbuffer_sizes(cbuffer, &mut n, &mut c, &mut b) };
+        for (p, v) in [(nbytes, n), (cbytes, c), (blocksize, b)] {
+            if !p.is_null() {
+                // SAFETY: non-NULL and writable per contract.
+                unsafe { p.write(v as usize) };
+            }
         }
-    }
+    })
 }
 
 /// # Safety
@@ -83,7 +85,7 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
     cbytes: usize,
     nbytes: *mut usize,
 ) -> c_int {
-    ffi_int!("blosc1_cbuffer_validate", {
+    ffi!({
         let set = |v: usize| {
             if !nbytes.is_null() {
                 // SAFETY: non-NULL and writable per contract.
@@ -118,19 +120,21 @@ pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
     typesize: *mut usize,
     flags: *mut c_int,
 ) {
-    // SAFETY: forwarded caller contract.
-    let (t, f) = match unsafe { min_header(cbuffer) } {
-        Ok(h) => (h.typesize as usize, h.flags as c_int),
-        Err(_) => (0, 0),
-    };
-    if !typesize.is_null() {
-        // SAFETY: non-NULL and writable per contract.
-        unsafe { typesize.write(t) };
-    }
-    if !flags.is_null() {
-        // SAFETY: non-NULL and writable per contract.
-        unsafe { flags.write(f) };
-    }
+    ffi!({
+        // SAFETY: forwarded caller contract.
+        let (t, f) = match unsafe { min_header(cbuffer) } {
+            Ok(h) => (h.typesize as usize, h.flags as c_int),
+            Err(_) => (0, 0),
+        };
+        if !typesize.is_null() {
+            // SAFETY: non-NULL and writable per contract.
+            unsafe { typesize.write(t) };
+        }
+        if !flags.is_null() {
+            // SAFETY: non-NULL and writable per contract.
+            unsafe { flags.write(f) };
+        }
+    })
 }
 
 /// # Safety
@@ -141,36 +145,40 @@ pub unsafe extern "C" fn blosc2_cbuffer_versions(
     version: *mut c_int,
     versionlz: *mut c_int,
 ) {
-    // SAFETY: forwarded caller contract.
-    let (v, l) = match unsafe { min_header(cbuffer) } {
-        Ok(h) => (h.version as c_int, h.versionlz as c_int),
-        Err(_) => (0, 0),
-    };
-    if !version.is_null() {
-        // SAFETY: non-NULL and writable per contract.
-        unsafe { version.write(v) };
-    }
-    if !versionlz.is_null() {
-        // SAFETY: non-NULL and writable per contract.
-        unsafe { versionlz.write(l) };
-    }
+    ffi!({
+        // SAFETY: forwarded caller contract.
+        let (v, l) = match unsafe { min_header(cbuffer) } {
+            Ok(h) => (h.version as c_int, h.versionlz as c_int),
+            Err(_) => (0, 0),
+        };
+        if !version.is_null() {
+            // SAFETY: non-NULL and writable per contract.
+            unsafe { version.write(v) };
+        }
+        if !versionlz.is_null() {
+            // SAFETY: non-NULL and writable per contract.
+            unsafe { versionlz.write(l) };
+        }
+    })
 }
 
 /// # Safety
 /// `cbuffer` has 16 readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *const c_char {
-    // SAFETY: forwarded caller contract.
-    match unsafe { min_header(cbuffer) } {
-        Ok(h) => match h.flags >> 5 {
-            0 => c"BloscLZ".as_ptr(),
-            1 => c"LZ4".as_ptr(),
-            3 => c"Zlib".as_ptr(),
-            4 => c"Zstd".as_ptr(),
-            _ => std::ptr::null(),
-        },
-        Err(_) => std::ptr::null(),
-    }
+    ffi!({
+        // SAFETY: forwarded caller contract.
+        match unsafe { min_header(cbuffer) } {
+            Ok(h) => match h.flags >> 5 {
+                0 => c"BloscLZ".as_ptr(),
+                1 => c"LZ4".as_ptr(),
+                3 => c"Zlib".as_ptr(),
+                4 => c"Zstd".as_ptr(),
+                _ => std::ptr::null(),
+            },
+            Err(_) => std::ptr::null(),
+        }
+    })
 }
 
 /// # Safety
@@ -227,7 +235,7 @@ pub unsafe extern "C" fn blosc2_chunk_zeros(
     destsize: i32,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    ffi_int!("blosc2_chunk_zeros", {
+    ffi!({
         unsafe {
             special(
                 cparams,
@@ -251,7 +259,7 @@ pub unsafe extern "C" fn blosc2_chunk_nans(
     destsize: i32,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    ffi_int!("blosc2_chunk_nans", {
+    ffi!({
         unsafe {
             special(
                 cparams,
@@ -275,7 +283,7 @@ pub unsafe extern "C" fn blosc2_chunk_uninit(
     destsize: i32,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    ffi_int!("blosc2_chunk_uninit", {
+    ffi!({
         unsafe {
             special(
                 cparams,
@@ -300,9 +308,7 @@ pub unsafe extern "C" fn blosc2_chunk_repeatval(
     repeatval: *const c_void,
 ) -> c_int {
     // SAFETY: forwarded caller contract.
-    ffi_int!("blosc2_chunk_repeatval", {
-        unsafe { special(cparams, Special::Value, nbytes, dest, destsize, repeatval) }
-    })
+    ffi!({ unsafe { special(cparams, Special::Value, nbytes, dest, destsize, repeatval) } })
 }
 
 /// Validate and build the slices of the raw shuffle calls.
@@ -371,7 +377,7 @@ pub unsafe extern "C" fn blosc2_shuffle(
     src: *const c_void,
     dest: *mut c_void,
 ) -> i32 {
-    ffi_int!("blosc2_shuffle", {
+    ffi!({
         // SAFETY: forwarded caller contract.
         unsafe { raw_filter(typesize, blocksize, src, dest, do_shuffle) }
     })
@@ -388,7 +394,7 @@ pub unsafe extern "C" fn blosc2_unshuffle(
     src: *const c_void,
     dest: *mut c_void,
 ) -> i32 {
-    ffi_int!("blosc2_unshuffle", {
+    ffi!({
         // SAFETY: forwarded caller contract.
         unsafe { raw_filter(typesize, blocksize, src, dest, do_unshuffle) }
     })
@@ -405,7 +411,7 @@ pub unsafe extern "C" fn blosc2_bitshuffle(
     src: *const c_void,
     dest: *mut c_void,
 ) -> i32 {
-    ffi_int!("blosc2_bitshuffle", {
+    ffi!({
         // SAFETY: forwarded caller contract.
         unsafe { raw_filter(typesize, blocksize, src, dest, bitshuffle::bitshuffle) }
     })
@@ -422,7 +428,7 @@ pub unsafe extern "C" fn blosc2_bitunshuffle(
     src: *const c_void,
     dest: *mut c_void,
 ) -> i32 {
-    ffi_int!("blosc2_bitunshuffle", {
+    ffi!({
         // SAFETY: forwarded caller contract.
         unsafe { raw_filter(typesize, blocksize, src, dest, bitshuffle::bitunshuffle) }
     })

@@ -1,6 +1,6 @@
 //! Contexts (`blosc2_context`) and the contextual chunk API of blosc2.h.
 
-use super::boundary::{err, ffi_int, guard, rc, trace_error};
+use super::boundary::{err, ffi, rc, trace_error};
 use super::context_object::{new_cctx, new_dctx, Context, Kind};
 use super::ptr::{chunk_slice, out_slice};
 use super::types::{blosc2_context, blosc2_cparams, blosc2_dparams};
@@ -34,7 +34,7 @@ pub(crate) unsafe fn current_nchunk(schunk: *mut c_void) -> i64 {
 /// Create a compression context; NULL when the parameters are refused.
 #[no_mangle]
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
-    guard("blosc2_create_cctx", std::ptr::null_mut(), || {
+    ffi!({
         // upstream needs blosc2_init for these; a context works without
         super::registry::register_global_plugins();
         match new_cctx(cparams) {
@@ -47,7 +47,7 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
 /// Create a decompression context.
 #[no_mangle]
 pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
-    guard("blosc2_create_dctx", std::ptr::null_mut(), || {
+    ffi!({
         super::registry::register_global_plugins();
         Box::into_raw(new_dctx(dparams)).cast()
     })
@@ -59,7 +59,7 @@ pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_con
 /// `context` is NULL or came from `blosc2_create_cctx`/`dctx` and is not used again.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
-    guard("blosc2_free_ctx", (), || {
+    ffi!({
         if !context.is_null() {
             // SAFETY: the caller hands back a pointer from Box::into_raw, once.
             drop(unsafe { Box::from_raw(context.cast::<Context>()) });
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(
     ctx: *mut blosc2_context,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    ffi_int!("blosc2_ctx_get_cparams", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let (Some(c), false) = (unsafe { ctx.cast::<Context>().as_ref() }, cparams.is_null())
         else {
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(
     ctx: *mut blosc2_context,
     dparams: *mut blosc2_dparams,
 ) -> c_int {
-    ffi_int!("blosc2_ctx_get_dparams", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let (Some(c), false) = (unsafe { ctx.cast::<Context>().as_ref() }, dparams.is_null())
         else {
@@ -115,7 +115,7 @@ pub unsafe extern "C" fn blosc2_set_maskout(
     maskout: *mut bool,
     nblocks: c_int,
 ) -> c_int {
-    ffi_int!("blosc2_set_maskout", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { ctx.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
@@ -147,7 +147,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_int!("blosc2_compress_ctx", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
@@ -225,7 +225,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_int!("blosc2_decompress_ctx", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
@@ -308,7 +308,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_int!("blosc2_getitem_ctx", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
@@ -356,7 +356,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_int!("blosc2_getitem_bytes_ctx", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
@@ -441,11 +441,11 @@ pub(crate) unsafe fn getitem_with(
 /// Upstream's `BLOSC2_CPARAMS_DEFAULTS`.
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_cparams_defaults() -> blosc2_cparams {
-    blosc2_cparams::default()
+    ffi!({ blosc2_cparams::default() })
 }
 
 /// Upstream's `BLOSC2_DPARAMS_DEFAULTS`.
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_dparams_defaults() -> blosc2_dparams {
-    blosc2_dparams::default()
+    ffi!({ blosc2_dparams::default() })
 }

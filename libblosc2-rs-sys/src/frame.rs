@@ -1,7 +1,7 @@
 //! Path helpers (`blosc2_remove_dir`, `blosc2_remove_urlpath`,
 //! `blosc2_rename_urlpath`) and index arithmetic helpers of blosc2.h.
 
-use super::boundary::{ffi_int, guard};
+use super::boundary::ffi;
 use super::consts::B2ND_MAX_DIM;
 
 use blosc2_core::error::ErrorKind;
@@ -26,7 +26,7 @@ unsafe fn path(p: *const c_char) -> Option<PathBuf> {
 /// `dir_path` is NULL or a C string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_remove_dir(dir_path: *const c_char) -> c_int {
-    ffi_int!("blosc2_remove_dir", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(p) = (unsafe { path(dir_path) }) else {
             return ErrorKind::InvalidParam.code();
@@ -52,7 +52,7 @@ pub unsafe extern "C" fn blosc2_remove_dir(dir_path: *const c_char) -> c_int {
 /// `urlpath` is NULL or a C string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_remove_urlpath(urlpath: *const c_char) -> c_int {
-    ffi_int!("blosc2_remove_urlpath", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(p) = (unsafe { path(urlpath) }) else {
             return 0;
@@ -84,7 +84,7 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(
     old_urlpath: *mut c_char,
     new_path: *mut c_char,
 ) -> c_int {
-    ffi_int!("blosc2_rename_urlpath", {
+    ffi!({
         // SAFETY: per the contract.
         let (Some(a), Some(b)) = (unsafe { path(old_urlpath) }, unsafe { path(new_path) }) else {
             return 0;
@@ -107,7 +107,7 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(
     i: i64,
     index: *mut i64,
 ) {
-    guard("blosc2_unidim_to_multidim", (), || {
+    ffi!({
         let n = ndim as usize;
         if n == 0 || n > B2ND_MAX_DIM || shape.is_null() || index.is_null() {
             return;
@@ -143,7 +143,7 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
     strides: *const i64,
     i: *mut i64,
 ) {
-    guard("blosc2_multidim_to_unidim", (), || {
+    ffi!({
         if i.is_null() {
             return;
         }

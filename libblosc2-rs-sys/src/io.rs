@@ -3,7 +3,7 @@
 //! `blosc2_get_io_cb`), and [`CallbackBackend`], which lets the frame code
 //! use any registered backend through the safe [`blosc2_core::io::Backend`] trait.
 
-use super::boundary::{ffi_int, guard, trace_error};
+use super::boundary::{ffi, trace_error};
 use super::consts::{BLOSC2_IO_FILESYSTEM, BLOSC2_IO_FILESYSTEM_MMAP, BLOSC2_IO_REGISTERED};
 use super::types::{blosc2_io, blosc2_io_cb, blosc2_stdio_file, blosc2_stdio_mmap};
 use blosc2_core::error::{ErrorKind, Result};
@@ -33,8 +33,8 @@ pub unsafe extern "C" fn blosc2_stdio_open(
     mode: *const c_char,
     params: *mut c_void,
 ) -> *mut c_void {
-    let _ = params;
-    guard("blosc2_stdio_open", ptr::null_mut(), || {
+    ffi!({
+        let _ = params;
         if urlpath.is_null() || mode.is_null() {
             return ptr::null_mut();
         }
@@ -71,16 +71,18 @@ unsafe fn stdio_file(stream: *mut c_void) -> Option<*mut libc::FILE> {
 /// `stream` is NULL or came from `blosc2_stdio_open`, and is not used again.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
-    // SAFETY: per the contract.
-    let Some(f) = (unsafe { stdio_file(stream) }) else {
-        return -1;
-    };
-    // SAFETY: a live FILE and the struct malloc()ed by blosc2_stdio_open.
-    unsafe {
-        let rc = libc::fclose(f);
-        libc::free(stream);
-        rc
-    }
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(f) = (unsafe { stdio_file(stream) }) else {
+            return -1;
+        };
+        // SAFETY: a live FILE and the struct malloc()ed by blosc2_stdio_open.
+        unsafe {
+            let rc = libc::fclose(f);
+            libc::free(stream);
+            rc
+        }
+    })
 }
 
 /// Size of the file behind a stream.
@@ -89,12 +91,14 @@ pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
 /// `stream` is NULL or came from `blosc2_stdio_open`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
-    // SAFETY: per the contract.
-    let Some(f) = (unsafe { stdio_file(stream) }) else {
-        return -1;
-    };
-    // SAFETY: a live FILE.
-    unsafe { os::file_size(f) }
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(f) = (unsafe { stdio_file(stream) }) else {
+            return -1;
+        };
+        // SAFETY: a live FILE.
+        unsafe { os::file_size(f) }
+    })
 }
 
 fn nbytes_of(size: i64, nitems: i64, position: i64) -> Option<usize> {
@@ -117,23 +121,25 @@ pub unsafe extern "C" fn blosc2_stdio_write(
     position: i64,
     stream: *mut c_void,
 ) -> i64 {
-    // SAFETY: per the contract.
-    let (Some(f), Some(n)) = (
-        unsafe { stdio_file(stream) },
-        nbytes_of(size, nitems, position),
-    ) else {
-        return 0;
-    };
-    if ptr.is_null() {
-        return 0;
-    }
-    // SAFETY: `n` readable bytes at ptr per the contract (pio only reads them).
-    let done = unsafe { os::pio(f, ptr as *mut u8, n, position, true) };
-    if size > 0 {
-        done as i64 / size
-    } else {
-        0
-    }
+    ffi!({
+        // SAFETY: per the contract.
+        let (Some(f), Some(n)) = (
+            unsafe { stdio_file(stream) },
+            nbytes_of(size, nitems, position),
+        ) else {
+            return 0;
+        };
+        if ptr.is_null() {
+            return 0;
+        }
+        // SAFETY: `n` readable bytes at ptr per the contract (pio only reads them).
+        let done = unsafe { os::pio(f, ptr as *mut u8, n, position, true) };
+        if size > 0 {
+            done as i64 / size
+        } else {
+            0
+        }
+    })
 }
 
 /// Read `nitems` items of `size` bytes at `position` into `*ptr`; items read.
@@ -148,28 +154,30 @@ pub unsafe extern "C" fn blosc2_stdio_read(
     position: i64,
     stream: *mut c_void,
 ) -> i64 {
-    // SAFETY: per the contract.
-    let (Some(f), Some(n)) = (
-        unsafe { stdio_file(stream) },
-        nbytes_of(size, nitems, position),
-    ) else {
-        return 0;
-    };
-    if ptr.is_null() {
-        return 0;
-    }
-    // SAFETY: readable pointer-to-buffer per the contract.
-    let buf = unsafe { *ptr };
-    if buf.is_null() && n > 0 {
-        return 0;
-    }
-    // SAFETY: `n` writable bytes at buf per the contract.
-    let done = unsafe { os::pio(f, buf.cast(), n, position, false) };
-    if size > 0 {
-        done as i64 / size
-    } else {
-        0
-    }
+    ffi!({
+        // SAFETY: per the contract.
+        let (Some(f), Some(n)) = (
+            unsafe { stdio_file(stream) },
+            nbytes_of(size, nitems, position),
+        ) else {
+            return 0;
+        };
+        if ptr.is_null() {
+            return 0;
+        }
+        // SAFETY: readable pointer-to-buffer per the contract.
+        let buf = unsafe { *ptr };
+        if buf.is_null() && n > 0 {
+            return 0;
+        }
+        // SAFETY: `n` writable bytes at buf per the contract.
+        let done = unsafe { os::pio(f, buf.cast(), n, position, false) };
+        if size > 0 {
+            done as i64 / size
+        } else {
+            0
+        }
+    })
 }
 
 /// Truncate (or extend) the file behind a stream.
@@ -178,12 +186,14 @@ pub unsafe extern "C" fn blosc2_stdio_read(
 /// `stream` is NULL or came from `blosc2_stdio_open`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -> c_int {
-    // SAFETY: per the contract.
-    let Some(f) = (unsafe { stdio_file(stream) }) else {
-        return -1;
-    };
-    // SAFETY: a live FILE.
-    unsafe { os::truncate(f, size) }
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(f) = (unsafe { stdio_file(stream) }) else {
+            return -1;
+        };
+        // SAFETY: a live FILE.
+        unsafe { os::truncate(f, size) }
+    })
 }
 
 /// The default backend has no parameters to release.
@@ -192,8 +202,10 @@ pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -
 /// Always safe; the pointer is not used.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_destroy(params: *mut c_void) -> c_int {
-    let _ = params;
-    0
+    ffi!({
+        let _ = params;
+        0
+    })
 }
 
 // ----- the memory-mapped backend -----
@@ -201,7 +213,7 @@ pub unsafe extern "C" fn blosc2_stdio_destroy(params: *mut c_void) -> c_int {
 /// Upstream's `BLOSC2_STDIO_MMAP_DEFAULTS`.
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
-    blosc2_stdio_mmap::default()
+    ffi!({ blosc2_stdio_mmap::default() })
 }
 
 /// Map `urlpath` as `params` (a `blosc2_stdio_mmap`) says; the params
@@ -216,8 +228,8 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
     mode: *const c_char,
     params: *mut c_void,
 ) -> *mut c_void {
-    let _ = mode;
-    guard("blosc2_stdio_mmap_open", ptr::null_mut(), || {
+    ffi!({
+        let _ = mode;
         // SAFETY: NULL or valid per the contract.
         let Some(m) = (unsafe { params.cast::<blosc2_stdio_mmap>().as_mut() }) else {
             return ptr::null_mut();
@@ -300,19 +312,23 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(
 /// Always safe; the pointer is not used.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_close(stream: *mut c_void) -> c_int {
-    let _ = stream;
-    0
+    ffi!({
+        let _ = stream;
+        0
+    })
 }
 
 /// # Safety
 /// `stream` came from `blosc2_stdio_mmap_open`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
-    // SAFETY: per the contract.
-    match unsafe { stream.cast::<blosc2_stdio_mmap>().as_ref() } {
-        Some(m) => m.file_size.min(i64::MAX as usize) as i64,
-        None => -1,
-    }
+    ffi!({
+        // SAFETY: per the contract.
+        match unsafe { stream.cast::<blosc2_stdio_mmap>().as_ref() } {
+            Some(m) => m.file_size.min(i64::MAX as usize) as i64,
+            None => -1,
+        }
+    })
 }
 
 /// Copy into the mapping at `position`, growing the file and the mapping.
@@ -327,35 +343,37 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
     position: i64,
     stream: *mut c_void,
 ) -> i64 {
-    // SAFETY: per the contract.
-    let Some(m) = (unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }) else {
-        return 0;
-    };
-    let Some(n) = nbytes_of(size, nitems, position) else {
-        return 0;
-    };
-    if ptr_.is_null() || m.addr.is_null() {
-        return 0;
-    }
-    let Some(end) = usize::try_from(position)
-        .ok()
-        .and_then(|p| p.checked_add(n))
-    else {
-        return 0;
-    };
-    // SAFETY: our own mapping; a moved one is only reached through `m.addr`.
-    if !unsafe { os::grow(m, end) } {
-        return 0;
-    }
-    // SAFETY: [position, end) lies in the mapping; `n` readable bytes at ptr_.
-    unsafe {
-        ptr::copy_nonoverlapping(
-            ptr_.cast::<u8>(),
-            m.addr.cast::<u8>().add(position as usize),
-            n,
-        )
-    };
-    nitems
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(m) = (unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }) else {
+            return 0;
+        };
+        let Some(n) = nbytes_of(size, nitems, position) else {
+            return 0;
+        };
+        if ptr_.is_null() || m.addr.is_null() {
+            return 0;
+        }
+        let Some(end) = usize::try_from(position)
+            .ok()
+            .and_then(|p| p.checked_add(n))
+        else {
+            return 0;
+        };
+        // SAFETY: our own mapping; a moved one is only reached through `m.addr`.
+        if !unsafe { os::grow(m, end) } {
+            return 0;
+        }
+        // SAFETY: [position, end) lies in the mapping; `n` readable bytes at ptr_.
+        unsafe {
+            ptr::copy_nonoverlapping(
+                ptr_.cast::<u8>(),
+                m.addr.cast::<u8>().add(position as usize),
+                n,
+            )
+        };
+        nitems
+    })
 }
 
 /// Point `*ptr` into the mapping (no copy).
@@ -370,55 +388,59 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
     position: i64,
     stream: *mut c_void,
 ) -> i64 {
-    if ptr_.is_null() {
-        return 0;
-    }
-    // SAFETY: per the contract.
-    let m = unsafe { stream.cast::<blosc2_stdio_mmap>().as_ref() };
-    let ok = match (m, nbytes_of(size, nitems, position)) {
-        (Some(m), Some(n)) if !m.addr.is_null() => usize::try_from(position)
-            .ok()
-            .and_then(|p| p.checked_add(n))
-            .filter(|&e| e <= m.file_size)
-            .map(|_| m.addr),
-        _ => None,
-    };
-    // SAFETY: writable per the contract; the address is inside the mapping.
-    unsafe {
-        match ok {
-            Some(a) => {
-                *ptr_ = a.cast::<u8>().add(position as usize).cast();
-                nitems
-            }
-            None => {
-                *ptr_ = ptr::null_mut();
-                0
+    ffi!({
+        if ptr_.is_null() {
+            return 0;
+        }
+        // SAFETY: per the contract.
+        let m = unsafe { stream.cast::<blosc2_stdio_mmap>().as_ref() };
+        let ok = match (m, nbytes_of(size, nitems, position)) {
+            (Some(m), Some(n)) if !m.addr.is_null() => usize::try_from(position)
+                .ok()
+                .and_then(|p| p.checked_add(n))
+                .filter(|&e| e <= m.file_size)
+                .map(|_| m.addr),
+            _ => None,
+        };
+        // SAFETY: writable per the contract; the address is inside the mapping.
+        unsafe {
+            match ok {
+                Some(a) => {
+                    *ptr_ = a.cast::<u8>().add(position as usize).cast();
+                    nitems
+                }
+                None => {
+                    *ptr_ = ptr::null_mut();
+                    0
+                }
             }
         }
-    }
+    })
 }
 
 /// # Safety
 /// `stream` came from `blosc2_stdio_mmap_open`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
-    // SAFETY: per the contract.
-    let Some(m) = (unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }) else {
-        return -1;
-    };
-    // a size past the address space cannot be mapped
-    let Ok(new_size) = usize::try_from(size) else {
-        return -1;
-    };
-    if m.file_size == new_size {
-        return 0;
-    }
-    m.file_size = new_size;
-    if m.is_memory_only {
-        return 0;
-    }
-    // SAFETY: our own descriptor.
-    unsafe { os::set_file_size(m, size) }
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(m) = (unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }) else {
+            return -1;
+        };
+        // a size past the address space cannot be mapped
+        let Ok(new_size) = usize::try_from(size) else {
+            return -1;
+        };
+        if m.file_size == new_size {
+            return 0;
+        }
+        m.file_size = new_size;
+        if m.is_memory_only {
+            return 0;
+        }
+        // SAFETY: our own descriptor.
+        unsafe { os::set_file_size(m, size) }
+    })
 }
 
 /// Flush, unmap and close; frees the struct when `needs_free` says so.
@@ -427,29 +449,31 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i
 /// `params` is NULL or a `blosc2_stdio_mmap` (malloc()ed if `needs_free`).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int {
-    // SAFETY: per the contract.
-    let Some(m) = (unsafe { params.cast::<blosc2_stdio_mmap>().as_mut() }) else {
-        return -1;
-    };
-    // SAFETY: releasing what blosc2_stdio_mmap_open acquired, once.
-    unsafe {
-        let mut rc = if m.addr.is_null() || m.file.is_null() {
-            -1
-        } else {
-            os::unmap(m)
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(m) = (unsafe { params.cast::<blosc2_stdio_mmap>().as_mut() }) else {
+            return -1;
         };
-        if !m.file.is_null() && libc::fclose(m.file) < 0 {
-            rc = -1;
+        // SAFETY: releasing what blosc2_stdio_mmap_open acquired, once.
+        unsafe {
+            let mut rc = if m.addr.is_null() || m.file.is_null() {
+                -1
+            } else {
+                os::unmap(m)
+            };
+            if !m.file.is_null() && libc::fclose(m.file) < 0 {
+                rc = -1;
+            }
+            m.file = ptr::null_mut();
+            m.addr = ptr::null_mut();
+            libc::free(m.urlpath.cast());
+            m.urlpath = ptr::null_mut();
+            if m.needs_free {
+                libc::free(params);
+            }
+            rc
         }
-        m.file = ptr::null_mut();
-        m.addr = ptr::null_mut();
-        libc::free(m.urlpath.cast());
-        m.urlpath = ptr::null_mut();
-        if m.needs_free {
-            libc::free(params);
-        }
-        rc
-    }
+    })
 }
 
 // ----- the registry -----
@@ -507,7 +531,7 @@ fn find(id: u8) -> Option<*mut blosc2_io_cb> {
 /// `io` is NULL or valid; its name is a C string that outlives the library use.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int {
-    ffi_int!("blosc2_register_io_cb", {
+    ffi!({
         // SAFETY: NULL or valid per the contract.
         let Some(io) = (unsafe { io.as_ref() }) else {
             return ErrorKind::InvalidParam.code();
@@ -544,9 +568,7 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
 /// The registered backend with `id`, or NULL.
 #[no_mangle]
 pub extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
-    guard("blosc2_get_io_cb", ptr::null_mut(), || {
-        find(id).unwrap_or(ptr::null_mut())
-    })
+    ffi!({ find(id).unwrap_or(ptr::null_mut()) })
 }
 
 // ----- any registered backend as a safe Backend -----

@@ -1,7 +1,7 @@
 //! Library-wide calls: init/destroy, names and versions, error strings,
 //! global settings, timestamps.
 
-use super::boundary::{err, ffi_int, guard};
+use super::boundary::{err, ffi};
 use super::types::{blosc_threads_callback, blosc_timestamp_t};
 use blosc2_core::error::{cmessage_for_code, ErrorKind};
 use blosc2_core::{codecs, registry};
@@ -29,7 +29,7 @@ pub(crate) const VERSION: &CStr = c"3.3.5";
 /// Initialize the library (optional; reference-counted with destroy).
 #[no_mangle]
 pub extern "C" fn blosc2_init() {
-    guard("blosc2_init", (), || {
+    ffi!({
         if INIT_COUNT.fetch_add(1, Ordering::SeqCst) == 0 && TORN_DOWN.swap(false, Ordering::SeqCst)
         {
             super::registry::forget_user_plugins();
@@ -41,7 +41,7 @@ pub extern "C" fn blosc2_init() {
 /// Release the library (idempotent; pairs with `blosc2_init`).
 #[no_mangle]
 pub extern "C" fn blosc2_destroy() {
-    guard("blosc2_destroy", (), || {
+    ffi!({
         if INIT_COUNT.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             == Ok(1)
         {
@@ -53,31 +53,33 @@ pub extern "C" fn blosc2_destroy() {
 /// Free cached resources; nothing is cached across calls beyond contexts.
 #[no_mangle]
 pub extern "C" fn blosc2_free_resources() -> c_int {
-    0
+    ffi!({ 0 })
 }
 
 #[no_mangle]
 pub extern "C" fn blosc2_get_version_string() -> *const c_char {
-    VERSION.as_ptr()
+    ffi!({ VERSION.as_ptr() })
 }
 
 /// Upstream's message for `error_code` (a static string).
 #[no_mangle]
 pub extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
-    cmessage_for_code(error_code).as_ptr()
+    ffi!({ cmessage_for_code(error_code).as_ptr() })
 }
 
 /// The built-in codecs this build has (upstream's list leaves out those its
 /// build deactivated).
 #[no_mangle]
 pub extern "C" fn blosc2_list_compressors() -> *const c_char {
-    match (codecs::HAVE_ZLIB, codecs::HAVE_ZSTD) {
-        (true, true) => c"blosclz,lz4,lz4hc,zlib,zstd",
-        (true, false) => c"blosclz,lz4,lz4hc,zlib",
-        (false, true) => c"blosclz,lz4,lz4hc,zstd",
-        (false, false) => c"blosclz,lz4,lz4hc",
-    }
-    .as_ptr()
+    ffi!({
+        match (codecs::HAVE_ZLIB, codecs::HAVE_ZSTD) {
+            (true, true) => c"blosclz,lz4,lz4hc,zlib,zstd",
+            (true, false) => c"blosclz,lz4,lz4hc,zlib",
+            (false, true) => c"blosclz,lz4,lz4hc,zstd",
+            (false, false) => c"blosclz,lz4,lz4hc",
+        }
+        .as_ptr()
+    })
 }
 
 /// Built-in codec names as C strings, with the code upstream's
@@ -164,7 +166,7 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
     compcode: c_int,
     compname: *mut *const c_char,
 ) -> c_int {
-    ffi_int!("blosc2_compcode_to_compname", {
+    ffi!({
         let (code, name) = match builtin_name(compcode) {
             Some((code, n)) => (code, n.as_ptr()),
             None => match u8::try_from(compcode).ok().and_then(registry::find_codec) {
@@ -184,7 +186,7 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(
 /// `compname` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
-    ffi_int!("blosc2_compname_to_compcode", {
+    ffi!({
         if compname.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -224,7 +226,7 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
     complib: *mut *mut c_char,
     version: *mut *mut c_char,
 ) -> c_int {
-    ffi_int!("blosc2_get_complib_info", {
+    ffi!({
         if compname.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -252,21 +254,25 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
 
 #[no_mangle]
 pub extern "C" fn blosc2_get_nthreads() -> i16 {
-    G_NTHREADS.load(Ordering::Relaxed)
+    ffi!({ G_NTHREADS.load(Ordering::Relaxed) })
 }
 
 /// Set the global thread count; returns the previous one (or an error).
 #[no_mangle]
 pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
-    if nthreads <= 0 {
-        return ErrorKind::InvalidParam.code() as i16;
-    }
-    G_NTHREADS.swap(nthreads, Ordering::Relaxed)
+    ffi!({
+        if nthreads <= 0 {
+            return ErrorKind::InvalidParam.code() as i16;
+        }
+        G_NTHREADS.swap(nthreads, Ordering::Relaxed)
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
-    G_DELTA.store(dodelta != 0, Ordering::Relaxed);
+    ffi!({
+        G_DELTA.store(dodelta != 0, Ordering::Relaxed);
+    })
 }
 
 /// Run every context's worker threads through `callback` from now on (NULL:
@@ -280,7 +286,7 @@ pub extern "C" fn blosc2_set_threads_callback(
     callback: blosc_threads_callback,
     callback_data: *mut c_void,
 ) {
-    guard("blosc2_set_threads_callback", (), || {
+    ffi!({
         let runner = callback.map(|cb| {
             Arc::new(CRunner {
                 cb,
@@ -317,12 +323,14 @@ struct Job<'a> {
 /// # Safety
 /// `p` is NULL or points to a `Job` of the running `CRunner::run` call.
 unsafe extern "C" fn run_job(p: *mut c_void) {
-    // SAFETY: per the contract; NULL (a broken host) is ignored.
-    if let Some(j) = unsafe { p.cast::<Job>().as_ref() } {
-        // the pool catches panics of its own work; nothing else can panic,
-        // and nothing may unwind into the host's C frames
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (j.job)(j.w)));
-    }
+    // Nothing may unwind into the host's C frames (the pool catches panics
+    // of its own work; this catches the rest).
+    ffi!({
+        // SAFETY: per the contract; NULL (a broken host) is ignored.
+        if let Some(j) = unsafe { p.cast::<Job>().as_ref() } {
+            (j.job)(j.w)
+        }
+    })
 }
 
 impl blosc2_core::pool::Runner for CRunner {
@@ -347,19 +355,21 @@ impl blosc2_core::pool::Runner for CRunner {
 /// `timestamp` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) {
-    if timestamp.is_null() {
-        return;
-    }
-    #[cfg(not(windows))]
-    // SAFETY: clock_gettime writes one timespec into a valid, writable pointer.
-    unsafe {
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, timestamp);
-    }
-    #[cfg(windows)]
-    // SAFETY: the counter is written into a valid, writable pointer.
-    unsafe {
-        windows_sys::Win32::System::Performance::QueryPerformanceCounter(timestamp);
-    }
+    ffi!({
+        if timestamp.is_null() {
+            return;
+        }
+        #[cfg(not(windows))]
+        // SAFETY: clock_gettime writes one timespec into a valid, writable pointer.
+        unsafe {
+            libc::clock_gettime(libc::CLOCK_MONOTONIC, timestamp);
+        }
+        #[cfg(windows)]
+        // SAFETY: the counter is written into a valid, writable pointer.
+        unsafe {
+            windows_sys::Win32::System::Performance::QueryPerformanceCounter(timestamp);
+        }
+    })
 }
 
 // One declaration for the header, whose counter differs by system.
@@ -368,21 +378,25 @@ pub extern "C" fn blosc_elapsed_nsecs(
     start_time: blosc_timestamp_t,
     end_time: blosc_timestamp_t,
 ) -> f64 {
-    #[cfg(not(windows))]
-    {
-        (end_time.tv_sec - start_time.tv_sec) as f64 * 1e9
-            + (end_time.tv_nsec - start_time.tv_nsec) as f64
-    }
-    #[cfg(windows)]
-    {
-        let mut freq = 0i64;
-        // SAFETY: writes one i64 into a local.
-        unsafe { windows_sys::Win32::System::Performance::QueryPerformanceFrequency(&mut freq) };
-        if freq <= 0 {
-            return 0.0;
+    ffi!({
+        #[cfg(not(windows))]
+        {
+            (end_time.tv_sec - start_time.tv_sec) as f64 * 1e9
+                + (end_time.tv_nsec - start_time.tv_nsec) as f64
         }
-        (end_time - start_time) as f64 / (freq as f64 / 1e9)
-    }
+        #[cfg(windows)]
+        {
+            let mut freq = 0i64;
+            // SAFETY: writes one i64 into a local.
+            unsafe {
+                windows_sys::Win32::System::Performance::QueryPerformanceFrequency(&mut freq)
+            };
+            if freq <= 0 {
+                return 0.0;
+            }
+            (end_time - start_time) as f64 / (freq as f64 / 1e9)
+        }
+    })
 }
 
 #[no_mangle]
@@ -390,7 +404,7 @@ pub extern "C" fn blosc_elapsed_secs(
     start_time: blosc_timestamp_t,
     end_time: blosc_timestamp_t,
 ) -> f64 {
-    blosc_elapsed_nsecs(start_time, end_time) / 1e9
+    ffi!({ blosc_elapsed_nsecs(start_time, end_time) / 1e9 })
 }
 
 /// Read a NUL-terminated string argument.

@@ -1,7 +1,7 @@
 //! `blosc2_register_codec`, `blosc2_register_filter`:
 //! C callbacks wrapped as core plugins.
 
-use super::boundary::{err, ffi_int};
+use super::boundary::{err, ffi};
 use super::library::cstr_arg;
 use super::types::{
     blosc2_codec, blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_cparams, blosc2_dparams,
@@ -256,7 +256,7 @@ fn register_global_plugins_now() {
 /// `codec` is NULL or points to a valid `blosc2_codec` with a NUL-terminated name.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_int {
-    ffi_int!("blosc2_register_codec", {
+    ffi!({
         // SAFETY: NULL checked by as_ref.
         let Some(c) = (unsafe { codec.as_ref() }) else {
             return err(ErrorKind::InvalidParam);
@@ -287,7 +287,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
 /// `filter` is NULL or points to a valid `blosc2_filter` with a NUL-terminated name.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
-    ffi_int!("blosc2_register_filter", {
+    ffi!({
         // SAFETY: NULL checked by as_ref.
         let Some(f) = (unsafe { filter.as_ref() }) else {
             return err(ErrorKind::InvalidParam);

@@ -9,7 +9,7 @@
 //! context layout: running it on this library's contexts would corrupt
 //! them, so that id keeps the built-in tuner.
 
-use super::boundary::{err, ffi_int, trace_error};
+use super::boundary::{err, ffi, trace_error};
 use super::consts::BLOSC_BTUNE;
 use super::library::cstr_arg;
 use super::types::{blosc2_context, blosc2_tuner};
@@ -111,7 +111,7 @@ pub(crate) fn attach(
 /// `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
-    ffi_int!("blosc2_register_tuner", {
+    ffi!({
         // SAFETY: NULL checked by as_ref.
         let Some(t) = (unsafe { tuner.as_ref() }) else {
             return err(ErrorKind::InvalidParam);

@@ -6,7 +6,7 @@
 //! written to the output parameters when a call fails, and on failure every
 //! block allocated by the call has been freed again.
 
-use super::boundary::{err, ffi_int, trace_error};
+use super::boundary::{err, ffi, trace_error};
 use super::context_object::{Context, Kind};
 use super::ptr::{in_slice, out_slice};
 use super::types::{blosc2_context, blosc2_schunk};
@@ -93,7 +93,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    ffi_int!("blosc2_vlcompress_ctx", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
@@ -163,7 +163,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
     destsizes: *mut i32,
     maxblocks: i32,
 ) -> c_int {
-    ffi_int!("blosc2_vldecompress_ctx", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
@@ -250,7 +250,7 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
     srcsize: i32,
     nblocks: *mut i32,
 ) -> c_int {
-    ffi_int!("blosc2_vlchunk_get_nblocks", {
+    ffi!({
         if src.is_null() || nblocks.is_null() {
             trace_error!("src and nblocks must not be NULL.");
             return err(ErrorKind::InvalidParam);
@@ -327,7 +327,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
     dest: *mut *mut u8,
     destsize: *mut i32,
 ) -> c_int {
-    ffi_int!("blosc2_vldecompress_block_ctx", {
+    ffi!({
         // SAFETY: NULL checked by as_ref; otherwise a live context per contract.
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
@@ -367,7 +367,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
     dest: *mut *mut u8,
     destsize: *mut i32,
 ) -> c_int {
-    ffi_int!("blosc2_schunk_get_vlblock", {
+    ffi!({
         if schunk.is_null() || dest.is_null() || destsize.is_null() {
             trace_error!("schunk, dest, and destsize must not be NULL.");
             return err(ErrorKind::InvalidParam);

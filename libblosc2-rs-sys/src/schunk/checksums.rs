@@ -5,7 +5,7 @@
 //! nothing upstream's functions do depends on it.
 
 use super::call::{c_path, with};
-use crate::boundary::{err, ffi_int};
+use crate::boundary::{err, ffi};
 use crate::consts::*;
 use crate::types::{blosc2_schunk, blosc2rs_verify_report};
 use blosc2_core::error::ErrorKind;
@@ -56,7 +56,7 @@ pub unsafe extern "C" fn blosc2rs_schunk_set_checksums(
     schunk: *mut blosc2_schunk,
     on: bool,
 ) -> c_int {
-    ffi_int!("blosc2rs_schunk_set_checksums", {
+    ffi!({
         // SAFETY: forwarded contract.
         unsafe { with(schunk, |core| core.set_checksums(on).map(|_| 0i64)) as c_int }
     })
@@ -69,7 +69,7 @@ pub unsafe extern "C" fn blosc2rs_schunk_set_checksums(
 /// `schunk` is NULL or a live super-chunk.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2rs_schunk_get_checksums(schunk: *mut blosc2_schunk) -> c_int {
-    ffi_int!("blosc2rs_schunk_get_checksums", {
+    ffi!({
         // SAFETY: forwarded contract.
         unsafe { with(schunk, |core| Ok(i64::from(core.checksums()))) as c_int }
     })
@@ -86,7 +86,7 @@ pub unsafe extern "C" fn blosc2rs_schunk_set_verified_reads(
     schunk: *mut blosc2_schunk,
     on: bool,
 ) -> c_int {
-    ffi_int!("blosc2rs_schunk_set_verified_reads", {
+    ffi!({
         // SAFETY: forwarded contract.
         unsafe {
             with(schunk, |core| {
@@ -110,7 +110,7 @@ pub unsafe extern "C" fn blosc2rs_schunk_verify(
     schunk: *mut blosc2_schunk,
     report: *mut blosc2rs_verify_report,
 ) -> c_int {
-    ffi_int!("blosc2rs_schunk_verify", {
+    ffi!({
         if report.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -137,7 +137,7 @@ pub unsafe extern "C" fn blosc2rs_verify_frame(
     offset: i64,
     report: *mut blosc2rs_verify_report,
 ) -> c_int {
-    ffi_int!("blosc2rs_verify_frame", {
+    ffi!({
         if report.is_null() {
             return err(ErrorKind::NullPointer);
         }

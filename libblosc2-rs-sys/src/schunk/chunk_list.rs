@@ -6,7 +6,7 @@
 //! or make all of them.
 
 use super::call::with;
-use crate::boundary::{err, ffi_int, guard};
+use crate::boundary::{err, ffi};
 use crate::types::blosc2_schunk;
 use blosc2_core::chunk::Special;
 use blosc2_core::error::ErrorKind;
@@ -21,7 +21,7 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
     schunk: *mut blosc2_schunk,
     offsets_order: *mut i64,
 ) -> c_int {
-    ffi_int!("blosc2_schunk_reorder_offsets", {
+    ffi!({
         if offsets_order.is_null() {
             return err(ErrorKind::NullPointer);
         }
@@ -49,16 +49,12 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
     special_value: c_int,
     chunksize: i32,
 ) -> i64 {
-    guard(
-        "blosc2_schunk_fill_special",
-        ErrorKind::Failure.code() as i64,
-        || {
-            let kind = match Special::from_bits(special_value.clamp(0, 7) as u8) {
-                Some(k @ (Special::Zero | Special::Nan | Special::Uninit)) => k,
-                _ => return err(ErrorKind::SchunkSpecial) as i64,
-            };
-            // SAFETY: forwarded contract.
-            unsafe { with(schunk, |core| core.fill_special(nitems, kind, chunksize)) }
-        },
-    )
+    ffi!({
+        let kind = match Special::from_bits(special_value.clamp(0, 7) as u8) {
+            Some(k @ (Special::Zero | Special::Nan | Special::Uninit)) => k,
+            _ => return err(ErrorKind::SchunkSpecial) as i64,
+        };
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |core| core.fill_special(nitems, kind, chunksize)) }
+    },)
 }

@@ -7,7 +7,7 @@
 //! on every chunk at once.
 
 use super::call::{pull, with};
-use crate::boundary::{err, ffi_int, guard};
+use crate::boundary::{err, ffi};
 use crate::handle::{handle_ref, set_current_nchunk};
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
@@ -47,21 +47,18 @@ unsafe fn consume(chunk: *mut u8, copy: bool) {
 /// # Safety
 /// As `blosc2_schunk_append_chunk`.
 unsafe fn store_chunk<T: Into<i64>>(
-    name: &str,
     schunk: *mut blosc2_schunk,
     chunk: *mut u8,
     copy: bool,
     op: impl FnOnce(&mut SuperChunk, &[u8]) -> Result<T, ErrorKind>,
 ) -> i64 {
-    guard(name, ErrorKind::Failure.code() as i64, || {
+    // SAFETY: forwarded contract.
+    let r = unsafe { with(schunk, |core| op(core, c_chunk(chunk)?)) };
+    if r >= 0 {
         // SAFETY: forwarded contract.
-        let r = unsafe { with(schunk, |core| op(core, c_chunk(chunk)?)) };
-        if r >= 0 {
-            // SAFETY: forwarded contract.
-            unsafe { consume(chunk, copy) };
-        }
-        r
-    })
+        unsafe { consume(chunk, copy) };
+    }
+    r
 }
 
 /// Append a compressed chunk; returns the number of chunks.
@@ -74,16 +71,10 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    // SAFETY: forwarded contract.
-    unsafe {
-        store_chunk(
-            "blosc2_schunk_append_chunk",
-            schunk,
-            chunk,
-            copy,
-            |core, c| core.append_chunk(c),
-        )
-    }
+    ffi!({
+        // SAFETY: forwarded contract.
+        unsafe { store_chunk(schunk, chunk, copy, |core, c| core.append_chunk(c)) }
+    })
 }
 
 /// Insert a compressed chunk at `nchunk`.
@@ -97,16 +88,10 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    // SAFETY: forwarded contract.
-    unsafe {
-        store_chunk(
-            "blosc2_schunk_insert_chunk",
-            schunk,
-            chunk,
-            copy,
-            |core, c| core.insert_chunk(nchunk, c),
-        )
-    }
+    ffi!({
+        // SAFETY: forwarded contract.
+        unsafe { store_chunk(schunk, chunk, copy, |core, c| core.insert_chunk(nchunk, c)) }
+    })
 }
 
 /// Replace chunk `nchunk`.
@@ -120,16 +105,10 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     chunk: *mut u8,
     copy: bool,
 ) -> i64 {
-    // SAFETY: forwarded contract.
-    unsafe {
-        store_chunk(
-            "blosc2_schunk_update_chunk",
-            schunk,
-            chunk,
-            copy,
-            |core, c| core.update_chunk(nchunk, c),
-        )
-    }
+    ffi!({
+        // SAFETY: forwarded contract.
+        unsafe { store_chunk(schunk, chunk, copy, |core, c| core.update_chunk(nchunk, c)) }
+    })
 }
 
 /// Delete chunk `nchunk`.
@@ -141,14 +120,10 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
     schunk: *mut blosc2_schunk,
     nchunk: i64,
 ) -> i64 {
-    guard(
-        "blosc2_schunk_delete_chunk",
-        ErrorKind::Failure.code() as i64,
-        || {
-            // SAFETY: forwarded contract.
-            unsafe { with(schunk, |core| core.delete_chunk(nchunk)) }
-        },
-    )
+    ffi!({
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |core| core.delete_chunk(nchunk)) }
+    },)
 }
 
 /// Compress `nbytes` of `src` and append them.
@@ -161,32 +136,28 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
     src: *const c_void,
     nbytes: i32,
 ) -> i64 {
-    guard(
-        "blosc2_schunk_append_buffer",
-        ErrorKind::Failure.code() as i64,
-        || {
-            if nbytes < 0 || (src.is_null() && nbytes > 0) {
-                return err(ErrorKind::InvalidParam) as i64;
-            }
-            // SAFETY: `nbytes` readable bytes per the contract.
-            let s = unsafe { crate::ptr::in_slice(src, nbytes as usize) };
-            // As upstream: compress through the super-chunk's context, then
-            // append. Only the first step runs prefilters and plugins, and
-            // it shares the super-chunk with them.
-            // SAFETY: per the contract.
-            unsafe { pull(schunk) };
-            // SAFETY: per the contract.
-            let Some(h) = (unsafe { handle_ref(schunk) }) else {
-                return err(ErrorKind::NullPointer) as i64;
-            };
-            let chunk = match h.core.compress_chunk(h.core.nchunks(), s) {
-                Ok(c) => c,
-                Err(e) => return err(e) as i64,
-            };
-            // SAFETY: forwarded contract.
-            unsafe { with(schunk, |core| core.append_chunk(&chunk)) }
-        },
-    )
+    ffi!({
+        if nbytes < 0 || (src.is_null() && nbytes > 0) {
+            return err(ErrorKind::InvalidParam) as i64;
+        }
+        // SAFETY: `nbytes` readable bytes per the contract.
+        let s = unsafe { crate::ptr::in_slice(src, nbytes as usize) };
+        // As upstream: compress through the super-chunk's context, then
+        // append. Only the first step runs prefilters and plugins, and
+        // it shares the super-chunk with them.
+        // SAFETY: per the contract.
+        unsafe { pull(schunk) };
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { handle_ref(schunk) }) else {
+            return err(ErrorKind::NullPointer) as i64;
+        };
+        let chunk = match h.core.compress_chunk(h.core.nchunks(), s) {
+            Ok(c) => c,
+            Err(e) => return err(e) as i64,
+        };
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |core| core.append_chunk(&chunk)) }
+    },)
 }
 
 /// Decompress chunk `nchunk` into `dest` (`nbytes` writable bytes).
@@ -200,7 +171,7 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     dest: *mut c_void,
     nbytes: i32,
 ) -> c_int {
-    ffi_int!("blosc2_schunk_decompress_chunk", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(ErrorKind::NullPointer);
@@ -280,9 +251,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     needs_free: *mut bool,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    ffi_int!("blosc2_schunk_get_chunk", {
-        unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free, false) }
-    })
+    ffi!({ unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free, false) } })
 }
 
 /// Chunk `nchunk` as a lazy chunk when it is in a frame on disk (header,
@@ -300,7 +269,5 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     needs_free: *mut bool,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    ffi_int!("blosc2_schunk_get_lazychunk", {
-        unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free, true) }
-    })
+    ffi!({ unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free, true) } })
 }

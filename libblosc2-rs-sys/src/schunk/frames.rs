@@ -6,7 +6,7 @@
 //! read its data.
 
 use super::call::{c_path, with};
-use crate::boundary::{err, guard};
+use crate::boundary::{err, ffi};
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
 use blosc2_core::error::ErrorKind;
@@ -24,45 +24,41 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     cframe: *mut *mut u8,
     needs_free: *mut bool,
 ) -> i64 {
-    guard(
-        "blosc2_schunk_to_buffer",
-        ErrorKind::Failure.code() as i64,
-        || {
-            // SAFETY: per the contract.
-            let Some(h) = (unsafe { reading(schunk) }).ok() else {
-                return err(ErrorKind::NullPointer) as i64;
-            };
-            if cframe.is_null() || needs_free.is_null() {
-                return err(ErrorKind::NullPointer) as i64;
-            }
-            // an unchanged frame adopted from the caller is handed back as
-            // it is, as upstream hands out its in-memory frame
-            if let (false, Some(n)) = (h.cframe.is_null(), h.core.pristine_len()) {
-                // SAFETY: out pointers writable per contract.
-                unsafe {
-                    *cframe = h.cframe;
-                    *needs_free = false;
-                }
-                return n;
-            }
-            let f = match h.core.to_frame() {
-                Ok(f) => f,
-                Err(e) => return err(e) as i64,
-            };
-            // SAFETY: plain allocation.
-            let p = unsafe { libc::malloc(f.len()) }.cast::<u8>();
-            if p.is_null() {
-                return err(ErrorKind::MemoryAlloc) as i64;
-            }
-            // SAFETY: p has f.len() writable bytes; out pointers writable per contract.
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { reading(schunk) }).ok() else {
+            return err(ErrorKind::NullPointer) as i64;
+        };
+        if cframe.is_null() || needs_free.is_null() {
+            return err(ErrorKind::NullPointer) as i64;
+        }
+        // an unchanged frame adopted from the caller is handed back as
+        // it is, as upstream hands out its in-memory frame
+        if let (false, Some(n)) = (h.cframe.is_null(), h.core.pristine_len()) {
+            // SAFETY: out pointers writable per contract.
             unsafe {
-                ptr::copy_nonoverlapping(f.as_ptr(), p, f.len());
-                *cframe = p;
-                *needs_free = true;
+                *cframe = h.cframe;
+                *needs_free = false;
             }
-            f.len() as i64
-        },
-    )
+            return n;
+        }
+        let f = match h.core.to_frame() {
+            Ok(f) => f,
+            Err(e) => return err(e) as i64,
+        };
+        // SAFETY: plain allocation.
+        let p = unsafe { libc::malloc(f.len()) }.cast::<u8>();
+        if p.is_null() {
+            return err(ErrorKind::MemoryAlloc) as i64;
+        }
+        // SAFETY: p has f.len() writable bytes; out pointers writable per contract.
+        unsafe {
+            ptr::copy_nonoverlapping(f.as_ptr(), p, f.len());
+            *cframe = p;
+            *needs_free = true;
+        }
+        f.len() as i64
+    },)
 }
 
 /// Write as a contiguous frame file; returns its length.
@@ -74,18 +70,14 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
     schunk: *mut blosc2_schunk,
     urlpath: *const c_char,
 ) -> i64 {
-    guard(
-        "blosc2_schunk_to_file",
-        ErrorKind::Failure.code() as i64,
-        || {
-            // SAFETY: per the contract.
-            let Some(path) = (unsafe { c_path(urlpath) }) else {
-                return err(ErrorKind::NullPointer) as i64;
-            };
-            // SAFETY: forwarded contract.
-            unsafe { with(schunk, |core| core.to_file(&path)) }
-        },
-    )
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(path) = (unsafe { c_path(urlpath) }) else {
+            return err(ErrorKind::NullPointer) as i64;
+        };
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |core| core.to_file(&path)) }
+    },)
 }
 
 /// Append as a contiguous frame to a file; returns where it starts.
@@ -97,18 +89,14 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
     schunk: *mut blosc2_schunk,
     urlpath: *const c_char,
 ) -> i64 {
-    guard(
-        "blosc2_schunk_append_file",
-        ErrorKind::Failure.code() as i64,
-        || {
-            // SAFETY: per the contract.
-            let Some(path) = (unsafe { c_path(urlpath) }) else {
-                return err(ErrorKind::NullPointer) as i64;
-            };
-            // SAFETY: forwarded contract.
-            unsafe { with(schunk, |core| core.append_file(&path)) }
-        },
-    )
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(path) = (unsafe { c_path(urlpath) }) else {
+            return err(ErrorKind::NullPointer) as i64;
+        };
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |core| core.append_file(&path)) }
+    },)
 }
 
 /// Length of the frame behind the super-chunk (an estimate without one).
@@ -117,14 +105,10 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
 /// `schunk` is live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
-    guard(
-        "blosc2_schunk_frame_len",
-        ErrorKind::Failure.code() as i64,
-        || {
-            // SAFETY: forwarded contract.
-            unsafe { with(schunk, |core| core.frame_len()) }
-        },
-    )
+    ffi!({
+        // SAFETY: forwarded contract.
+        unsafe { with(schunk, |core| core.frame_len()) }
+    },)
 }
 
 /// The chunk offsets of the frame (malloc()ed, `nchunks` values), or NULL.
@@ -133,7 +117,7 @@ pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> 
 /// `schunk` is live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
-    guard("blosc2_frame_get_offsets", ptr::null_mut(), || {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return ptr::null_mut();

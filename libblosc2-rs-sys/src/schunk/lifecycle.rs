@@ -6,7 +6,7 @@
 //! [`Handle`]; all others work on a live one.
 
 use super::call::c_path;
-use crate::boundary::{err, ffi_int, guard, trace_error};
+use crate::boundary::{err, ffi, trace_error};
 use crate::context_object::{cctx_refused, core_cparams, effective_cparams};
 use crate::handle::{handle, Handle};
 use crate::types::{blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_schunk, blosc2_storage};
@@ -58,7 +58,7 @@ fn finish(r: Result<Box<Handle>, ErrorKind>) -> *mut blosc2_schunk {
 /// `storage` is NULL or a valid `blosc2_storage` whose pointers are NULL or valid.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
-    guard("blosc2_schunk_new", ptr::null_mut(), || {
+    ffi!({
         // SAFETY: NULL or valid per the contract.
         let st = unsafe { storage.as_ref() }.copied().unwrap_or_default();
         // SAFETY: the storage's pointers are NULL or valid per the contract.
@@ -141,7 +141,7 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     len: i64,
     copy: bool,
 ) -> *mut blosc2_schunk {
-    guard("blosc2_schunk_from_buffer", ptr::null_mut(), || {
+    ffi!({
         if cframe.is_null() || len <= 0 {
             return ptr::null_mut();
         }
@@ -170,7 +170,7 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
     schunk: *mut blosc2_schunk,
     avoid_cframe_free: bool,
 ) {
-    guard("blosc2_schunk_avoid_cframe_free", (), || {
+    ffi!({
         // SAFETY: per the contract.
         if let Some(h) = unsafe { handle(schunk) } {
             h.avoid_cframe_free = avoid_cframe_free;
@@ -217,9 +217,7 @@ unsafe fn open_with(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blosc2_schunk {
     // SAFETY: forwarded contract.
-    guard("blosc2_schunk_open", ptr::null_mut(), || unsafe {
-        open_with(urlpath, 0, ptr::null())
-    })
+    ffi!(unsafe { open_with(urlpath, 0, ptr::null()) })
 }
 
 /// Open a frame that starts `offset` bytes into a file.
@@ -232,9 +230,7 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset(
     offset: i64,
 ) -> *mut blosc2_schunk {
     // SAFETY: forwarded contract.
-    guard("blosc2_schunk_open_offset", ptr::null_mut(), || unsafe {
-        open_with(urlpath, offset, ptr::null())
-    })
+    ffi!(unsafe { open_with(urlpath, offset, ptr::null()) })
 }
 
 /// Open with an I/O backend.
@@ -247,9 +243,7 @@ pub unsafe extern "C" fn blosc2_schunk_open_udio(
     udio: *const blosc2_io,
 ) -> *mut blosc2_schunk {
     // SAFETY: forwarded contract.
-    guard("blosc2_schunk_open_udio", ptr::null_mut(), || unsafe {
-        open_with(urlpath, 0, udio)
-    })
+    ffi!(unsafe { open_with(urlpath, 0, udio) })
 }
 
 /// Open at an offset with an I/O backend.
@@ -263,11 +257,7 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
     udio: *const blosc2_io,
 ) -> *mut blosc2_schunk {
     // SAFETY: forwarded contract.
-    guard(
-        "blosc2_schunk_open_offset_udio",
-        ptr::null_mut(),
-        || unsafe { open_with(urlpath, offset, udio) },
-    )
+    ffi!(unsafe { open_with(urlpath, offset, udio) },)
 }
 
 /// Copy a super-chunk into new storage.
@@ -279,7 +269,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
     schunk: *mut blosc2_schunk,
     storage: *mut blosc2_storage,
 ) -> *mut blosc2_schunk {
-    guard("blosc2_schunk_copy", ptr::null_mut(), || {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { handle(schunk) }) else {
             return ptr::null_mut();
@@ -328,7 +318,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 /// `schunk` is NULL or a live super-chunk, not used afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
-    ffi_int!("blosc2_schunk_free", {
+    ffi!({
         if schunk.is_null() {
             return 0;
         }

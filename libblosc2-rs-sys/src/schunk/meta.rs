@@ -6,7 +6,7 @@
 //! trailer, never the chunk data.
 
 use super::call::{c_name, with};
-use crate::boundary::{err, ffi_int};
+use crate::boundary::{err, ffi};
 use crate::context_object::{core_cparams, effective_cparams};
 use crate::reading::reading;
 use crate::types::{blosc2_cparams, blosc2_schunk};
@@ -35,7 +35,7 @@ pub unsafe extern "C" fn blosc2_meta_add(
     content_: *mut u8,
     content_len: i32,
 ) -> c_int {
-    ffi_int!("blosc2_meta_add", {
+    ffi!({
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
@@ -59,7 +59,7 @@ pub unsafe extern "C" fn blosc2_meta_update(
     content_: *mut u8,
     content_len: i32,
 ) -> c_int {
-    ffi_int!("blosc2_meta_update", {
+    ffi!({
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
@@ -81,7 +81,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
     schunk: *mut blosc2_schunk,
     name: *const c_char,
 ) -> c_int {
-    ffi_int!("blosc2_vlmeta_exists", {
+    ffi!({
         // SAFETY: per the contract.
         let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_name(name) }) else {
             return ErrorKind::InvalidParam.code();
@@ -115,7 +115,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    ffi_int!("blosc2_vlmeta_add", {
+    ffi!({
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
@@ -141,7 +141,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     content_len: i32,
     cparams: *mut blosc2_cparams,
 ) -> c_int {
-    ffi_int!("blosc2_vlmeta_update", {
+    ffi!({
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     content_: *mut *mut u8,
     content_len: *mut i32,
 ) -> c_int {
-    ffi_int!("blosc2_vlmeta_get", {
+    ffi!({
         // SAFETY: per the contract.
         let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_name(name) }) else {
             return err(ErrorKind::InvalidParam);
@@ -211,7 +211,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(
     schunk: *mut blosc2_schunk,
     name: *const c_char,
 ) -> c_int {
-    ffi_int!("blosc2_vlmeta_delete", {
+    ffi!({
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
@@ -232,7 +232,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
     schunk: *mut blosc2_schunk,
     names: *mut *mut c_char,
 ) -> c_int {
-    ffi_int!("blosc2_vlmeta_get_names", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(ErrorKind::NullPointer);

@@ -4,7 +4,7 @@
 //! Separate because they describe a super-chunk (or a future one) rather
 //! than act on it.
 
-use crate::boundary::{err, ffi_int};
+use crate::boundary::{err, ffi};
 use crate::handle::handle_ref;
 use crate::types::{blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_schunk, blosc2_storage};
 use blosc2_core::error::ErrorKind;
@@ -19,7 +19,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
     schunk: *mut blosc2_schunk,
     cparams: *mut *mut blosc2_cparams,
 ) -> c_int {
-    ffi_int!("blosc2_schunk_get_cparams", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(ErrorKind::NullPointer);
@@ -61,7 +61,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
     schunk: *mut blosc2_schunk,
     dparams: *mut *mut blosc2_dparams,
 ) -> c_int {
-    ffi_int!("blosc2_schunk_get_dparams", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(ErrorKind::NullPointer);
@@ -87,11 +87,11 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
 /// Upstream's `BLOSC2_STORAGE_DEFAULTS`.
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage {
-    blosc2_storage::default()
+    ffi!({ blosc2_storage::default() })
 }
 
 /// Upstream's `BLOSC2_IO_DEFAULTS`.
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
-    blosc2_io::default()
+    ffi!({ blosc2_io::default() })
 }

@@ -4,7 +4,7 @@
 //!
 //! Separate from `slices`, which reads and writes the items of one range.
 
-use crate::boundary::{err, ffi_int, guard};
+use crate::boundary::{err, ffi};
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
 use blosc2_core::error::ErrorKind;
@@ -23,7 +23,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
     coords: *const i64,
     buffer: *mut c_void,
 ) -> c_int {
-    ffi_int!("blosc2_schunk_get_sparse_buffer", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return ErrorKind::InvalidParam.code();
@@ -68,61 +68,57 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
     stop: *mut i64,
     chunks_idx: *mut *mut i64,
 ) -> i64 {
-    guard(
-        "blosc2_get_slice_nchunks",
-        ErrorKind::Failure.code() as i64,
-        || {
-            // SAFETY: per the contract.
-            let Some(h) = (unsafe { reading(schunk) }).ok() else {
-                return ErrorKind::NullPointer.code() as i64;
-            };
-            if start.is_null() || stop.is_null() || chunks_idx.is_null() {
-                return ErrorKind::NullPointer.code() as i64;
-            }
-            let is_array = ["b2nd", "caterva"]
-                .iter()
-                .any(|n| blosc2_core::metalayers::find(&h.core.metalayers, n).is_some());
-            let v = if is_array {
-                // An array's start/stop hold one coordinate per dimension.
-                let arr = match blosc2_core::b2nd::Array::from_schunk(&h.core) {
-                    Ok(a) => a,
-                    Err(e) => return err(e) as i64,
-                };
-                let nd = arr.ndim();
-                // SAFETY: `ndim` readable values each, per the contract for
-                // arrays (as upstream's b2nd_get_slice_nchunks reads them).
-                let (a, b) = unsafe {
-                    (
-                        std::slice::from_raw_parts(start, nd),
-                        std::slice::from_raw_parts(stop, nd),
-                    )
-                };
-                arr.slice_chunks(a, b)
-            } else {
-                // SAFETY: one readable value each per the contract.
-                let (a, b) = unsafe { (*start, *stop) };
-                h.core.slice_chunks(a, b)
-            };
-            let v = match v {
-                Ok(v) => v,
+    ffi!({
+        // SAFETY: per the contract.
+        let Some(h) = (unsafe { reading(schunk) }).ok() else {
+            return ErrorKind::NullPointer.code() as i64;
+        };
+        if start.is_null() || stop.is_null() || chunks_idx.is_null() {
+            return ErrorKind::NullPointer.code() as i64;
+        }
+        let is_array = ["b2nd", "caterva"]
+            .iter()
+            .any(|n| blosc2_core::metalayers::find(&h.core.metalayers, n).is_some());
+        let v = if is_array {
+            // An array's start/stop hold one coordinate per dimension.
+            let arr = match blosc2_core::b2nd::Array::from_schunk(&h.core) {
+                Ok(a) => a,
                 Err(e) => return err(e) as i64,
             };
-            let p = if v.is_empty() {
-                ptr::null_mut()
-            } else {
-                // SAFETY: plain allocation, filled right away.
-                unsafe {
-                    let p = libc::malloc(v.len() * 8).cast::<i64>();
-                    if p.is_null() {
-                        return err(ErrorKind::MemoryAlloc) as i64;
-                    }
-                    ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
-                    p
-                }
+            let nd = arr.ndim();
+            // SAFETY: `ndim` readable values each, per the contract for
+            // arrays (as upstream's b2nd_get_slice_nchunks reads them).
+            let (a, b) = unsafe {
+                (
+                    std::slice::from_raw_parts(start, nd),
+                    std::slice::from_raw_parts(stop, nd),
+                )
             };
-            // SAFETY: writable per the contract.
-            unsafe { *chunks_idx = p };
-            v.len() as i64
-        },
-    )
+            arr.slice_chunks(a, b)
+        } else {
+            // SAFETY: one readable value each per the contract.
+            let (a, b) = unsafe { (*start, *stop) };
+            h.core.slice_chunks(a, b)
+        };
+        let v = match v {
+            Ok(v) => v,
+            Err(e) => return err(e) as i64,
+        };
+        let p = if v.is_empty() {
+            ptr::null_mut()
+        } else {
+            // SAFETY: plain allocation, filled right away.
+            unsafe {
+                let p = libc::malloc(v.len() * 8).cast::<i64>();
+                if p.is_null() {
+                    return err(ErrorKind::MemoryAlloc) as i64;
+                }
+                ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
+                p
+            }
+        };
+        // SAFETY: writable per the contract.
+        unsafe { *chunks_idx = p };
+        v.len() as i64
+    },)
 }

@@ -6,7 +6,7 @@
 //! this one's data.
 
 use super::call::with;
-use crate::boundary::ffi_int;
+use crate::boundary::ffi;
 use crate::types::blosc2_schunk;
 use std::ffi::c_int;
 
@@ -17,7 +17,7 @@ use std::ffi::c_int;
 /// `schunk` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
-    ffi_int!("blosc2_schunk_lock", {
+    ffi!({
         // SAFETY: forwarded contract.
         unsafe { with(schunk, |core| core.lock().map(|()| 0i64)) as c_int }
     })
@@ -29,7 +29,7 @@ pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int
 /// `schunk` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
-    ffi_int!("blosc2_schunk_unlock", {
+    ffi!({
         // SAFETY: forwarded contract.
         unsafe { with(schunk, |core| core.unlock().map(|()| 0i64)) as c_int }
     })
@@ -43,7 +43,7 @@ pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_i
 /// `schunk` is NULL or live.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
-    ffi_int!("blosc2_schunk_refresh", {
+    ffi!({
         // SAFETY: forwarded contract.
         unsafe { with(schunk, |core| core.refresh().map(i64::from)) as c_int }
     })

@@ -6,7 +6,7 @@
 //! chunk boundaries.
 
 use super::call::{pull, with};
-use crate::boundary::{err, ffi_int};
+use crate::boundary::{err, ffi};
 use crate::handle::{handle, handle_ref};
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
@@ -24,7 +24,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     stop: i64,
     buffer: *mut c_void,
 ) -> c_int {
-    ffi_int!("blosc2_schunk_get_slice_buffer", {
+    ffi!({
         // SAFETY: per the contract.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(ErrorKind::NullPointer);
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
     stop: i64,
     buffer: *mut c_void,
 ) -> c_int {
-    ffi_int!("blosc2_schunk_set_slice_buffer", {
+    ffi!({
         // SAFETY: per the contract.
         let ts = match unsafe { handle(schunk) } {
             Some(h) => h.core.typesize() as i64,
