@@ -13,7 +13,7 @@
 //! [`ctx_ref`] reads a `b2nd_context_t*` and [`create_array`] makes a new
 //! array from one.
 
-use super::boundary::{err, ffi};
+use super::boundary::{code, err, ffi};
 use super::consts::B2ND_MAX_DIM;
 use super::handle::Handle;
 use super::schunk::{
@@ -259,13 +259,6 @@ pub(crate) unsafe fn read_array<T>(
         return unsafe { with_array(p, |a| f(a)) };
     }
     f(&h.arr)
-}
-
-fn code(r: Result<()>) -> c_int {
-    match r {
-        Ok(()) => 0,
-        Err(e) => err(e),
-    }
 }
 
 // ----- contexts -----

@@ -4,7 +4,7 @@
 //! `b2nd::reshape` / `b2nd::orthogonal` code; this file converts pointers.
 
 use super::b2nd::{array_handle, b2nd_copy, create_array, with_array, Ctx};
-use super::boundary::{err, ffi};
+use super::boundary::{code, err, ffi};
 use super::schunk::{blosc2_schunk_get_cparams, blosc2_schunk_get_dparams};
 use super::types::{b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams};
 use blosc2_core::b2nd::array::{Array, Fill, Params};
@@ -13,13 +13,6 @@ use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::schunk::{Storage, SuperChunk};
 use std::ffi::{c_int, c_void};
 use std::ptr;
-
-fn code(r: Result<()>) -> c_int {
-    match r {
-        Ok(()) => 0,
-        Err(e) => err(e),
-    }
-}
 
 /// `n` values at `p` (NULL only when `n` is 0).
 ///

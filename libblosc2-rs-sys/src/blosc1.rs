@@ -2,7 +2,7 @@
 //! `blosc2_decompress` / `blosc2_getitem`. Each calling thread gets its own
 //! cached contexts, so concurrent callers never serialize on a global lock.
 
-use super::boundary::{err, ffi, rc};
+use super::boundary::{code, err, ffi};
 use super::context::{decompress_with, getitem_with, io_slices};
 use super::context_object::{build_filters, Kind};
 use super::env::env;
@@ -100,7 +100,7 @@ pub unsafe extern "C" fn blosc2_compress(
                 _ => slot.insert(Compressor::new(params)),
             };
             comp.blosc1_header = e.blosc1_compat;
-            rc(comp.compress(s, d))
+            code(comp.compress(s, d))
         })
     })
 }

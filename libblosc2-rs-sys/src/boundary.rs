@@ -123,23 +123,65 @@ macro_rules! ffi {
 }
 pub(crate) use ffi;
 
-/// Map a core result to the C convention: the value, or the negative code.
-/// (The trace names the caller, the export that returns the code: the
-/// core's own trace, when it has one, said why just before.)
-#[track_caller]
-pub fn code<T: Into<i64>>(r: blosc2_core::error::Result<T>) -> i64 {
-    match r {
-        Ok(v) => v.into(),
-        Err(e) => err(e) as i64,
+/// A successful core result as the number upstream returns for it: 0 for
+/// `()`, else the count or size itself.
+pub trait CValue<R> {
+    /// The value, converted to the export's return type.
+    fn c_value(self) -> R;
+}
+
+impl CValue<i32> for () {
+    fn c_value(self) -> i32 {
+        0
     }
 }
 
-/// Map a core result holding a byte count to an `int` return.
+impl CValue<i64> for () {
+    fn c_value(self) -> i64 {
+        0
+    }
+}
+
+/// Byte counts of one chunk, buffer or block: upstream's `int` returns,
+/// which the core keeps within `i32` (a chunk's sizes are `int32_t`).
+impl CValue<i32> for usize {
+    fn c_value(self) -> i32 {
+        i32::try_from(self).unwrap_or(i32::MAX)
+    }
+}
+
+impl CValue<i32> for i32 {
+    fn c_value(self) -> i32 {
+        self
+    }
+}
+
+macro_rules! c_value_i64 {
+    ($($t:ty),*) => {$(
+        impl CValue<i64> for $t {
+            fn c_value(self) -> i64 {
+                i64::from(self)
+            }
+        }
+    )*};
+}
+c_value_i64!(i64, i32, u32, i16, u16, u8);
+
+impl CValue<i64> for usize {
+    fn c_value(self) -> i64 {
+        i64::try_from(self).unwrap_or(i64::MAX)
+    }
+}
+
+/// The one map from a core result to upstream's return convention: the
+/// value ([`CValue`]), or the negative error code, traced at the caller
+/// (the export; the core's own trace, when it has one, said why just
+/// before). The return type is the export's.
 #[track_caller]
-pub fn rc(r: blosc2_core::error::Result<usize>) -> i32 {
+pub fn code<R: From<i32>, T: CValue<R>>(r: blosc2_core::error::Result<T>) -> R {
     match r {
-        Ok(v) => v as i32,
-        Err(e) => err(e),
+        Ok(v) => v.c_value(),
+        Err(e) => R::from(err(e)),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Inspecting chunks (`*_cbuffer_*`), making special chunks, and the raw
 //! shuffle entry points.
 
-use super::boundary::{err, ffi, rc};
+use super::boundary::{code, err, ffi};
 use super::context_object::{core_cparams, new_cctx, Kind};
 use super::ptr::{in_slice, out_slice};
 use super::types::blosc2_cparams;
@@ -222,7 +222,7 @@ unsafe fn special(
     };
     // SAFETY: `destsize` writable bytes per contract.
     let out = unsafe { out_slice(dest, destsize as usize) };
-    rc(make_special(&core, kind, nbytes, v, out))
+    code(make_special(&core, kind, nbytes, v, out))
 }
 
 /// # Safety

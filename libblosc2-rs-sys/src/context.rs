@@ -1,6 +1,6 @@
 //! Contexts (`blosc2_context`) and the contextual chunk API of blosc2.h.
 
-use super::boundary::{err, ffi, rc, trace_error};
+use super::boundary::{code, err, ffi, trace_error};
 use super::context_object::{new_cctx, new_dctx, Context, Kind};
 use super::ptr::{chunk_slice, out_slice};
 use super::types::{blosc2_context, blosc2_cparams, blosc2_dparams};
@@ -168,7 +168,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
                 show_plugins_schunk(c.cparams.schunk, &mut comp.schunk);
                 comp.nchunk = current_nchunk(c.cparams.schunk);
             }
-            rc(comp.compress(src, dest))
+            code(comp.compress(src, dest))
         })
     })
 }
@@ -291,7 +291,7 @@ pub(crate) unsafe fn decompress_with(
 
     // SAFETY: `destsize` >= nbytes writable bytes per the caller's contract.
     let out = unsafe { out_slice(dest, nbytes) };
-    rc(d.decompress_read(header, s, out))
+    code(d.decompress_read(header, s, out))
 }
 
 /// Decode `nitems` items from `start` with a context.
@@ -432,9 +432,9 @@ pub(crate) unsafe fn getitem_with(
         }
     };
     if bytes {
-        rc(d.getitem_bytes(s, start, count, out))
+        code(d.getitem_bytes(s, start, count, out))
     } else {
-        rc(d.getitem(s, start, count, out))
+        code(d.getitem(s, start, count, out))
     }
 }
 

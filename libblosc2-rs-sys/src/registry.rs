@@ -1,7 +1,7 @@
 //! `blosc2_register_codec`, `blosc2_register_filter`:
 //! C callbacks wrapped as core plugins.
 
-use super::boundary::{err, ffi};
+use super::boundary::{code, err, ffi};
 use super::library::cstr_arg;
 use super::types::{
     blosc2_codec, blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_cparams, blosc2_dparams,
@@ -276,10 +276,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
             complib: c.complib,
             imp: Arc::new(CCodec::new(*c, name)),
         };
-        match registry::register_codec(entry) {
-            Ok(()) => 0,
-            Err(e) => err(e),
-        }
+        code(registry::register_codec(entry))
     })
 }
 
@@ -309,10 +306,7 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
                 fns: Functions::new((f.forward, f.backward), name),
             }),
         };
-        match registry::register_filter(entry) {
-            Ok(()) => 0,
-            Err(e) => err(e),
-        }
+        code(registry::register_filter(entry))
     })
 }
 

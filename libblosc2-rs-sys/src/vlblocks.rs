@@ -6,7 +6,7 @@
 //! written to the output parameters when a call fails, and on failure every
 //! block allocated by the call has been freed again.
 
-use super::boundary::{err, ffi, trace_error};
+use super::boundary::{code, err, ffi, trace_error};
 use super::context_object::{Context, Kind};
 use super::ptr::{in_slice, out_slice};
 use super::types::{blosc2_context, blosc2_schunk};
@@ -137,10 +137,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
             }
             // SAFETY: `destsize` writable bytes per the contract.
             let out = unsafe { out_slice(dest, destsize as usize) };
-            match comp.vlcompress(&blocks, out) {
-                Ok(v) => v as c_int,
-                Err(e) => err(e),
-            }
+            code(comp.vlcompress(&blocks, out))
         })
     })
 }

@@ -5,7 +5,7 @@
 //!
 //! Separate so that each concept's file holds only its C functions.
 
-use crate::boundary::err;
+use crate::boundary::{code, err, CValue};
 use crate::handle::{handle, Handle};
 use crate::types::blosc2_schunk;
 use blosc2_core::error::ErrorKind;
@@ -57,7 +57,7 @@ pub(super) unsafe fn pull(schunk: *mut blosc2_schunk) {
 ///
 /// # Safety
 /// `schunk` is NULL or a live super-chunk.
-pub(super) unsafe fn with<T: Into<i64>>(
+pub(super) unsafe fn with<T: CValue<i64>>(
     schunk: *mut blosc2_schunk,
     f: impl FnOnce(&mut SuperChunk) -> Result<T, ErrorKind>,
 ) -> i64 {
@@ -77,8 +77,5 @@ pub(super) unsafe fn with<T: Into<i64>>(
         h.sync_metas();
         h.sync();
     }
-    match r {
-        Ok(v) => v.into(),
-        Err(e) => err(e) as i64,
-    }
+    code(r)
 }

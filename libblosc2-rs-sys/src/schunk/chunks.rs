@@ -7,7 +7,7 @@
 //! on every chunk at once.
 
 use super::call::{pull, with};
-use crate::boundary::{err, ffi};
+use crate::boundary::{code, err, ffi, CValue};
 use crate::handle::{handle_ref, set_current_nchunk};
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
@@ -46,7 +46,7 @@ unsafe fn consume(chunk: *mut u8, copy: bool) {
 ///
 /// # Safety
 /// As `blosc2_schunk_append_chunk`.
-unsafe fn store_chunk<T: Into<i64>>(
+unsafe fn store_chunk<T: CValue<i64>>(
     schunk: *mut blosc2_schunk,
     chunk: *mut u8,
     copy: bool,
@@ -181,10 +181,7 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
         }
         // SAFETY: `nbytes` writable bytes per the contract.
         let out = unsafe { crate::ptr::out_slice(dest, nbytes as usize) };
-        match h.core.decompress_chunk(nchunk, out) {
-            Ok(n) => n as c_int,
-            Err(e) => err(e),
-        }
+        code(h.core.decompress_chunk(nchunk, out))
     })
 }
 

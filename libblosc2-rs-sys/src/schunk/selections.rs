@@ -4,7 +4,7 @@
 //!
 //! Separate from `slices`, which reads and writes the items of one range.
 
-use crate::boundary::{err, ffi};
+use crate::boundary::{code, err, ffi};
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
 use blosc2_core::error::ErrorKind;
@@ -48,10 +48,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
                 crate::ptr::out_slice(buffer, len),
             )
         };
-        match h.core.get_sparse(c, out) {
-            Ok(()) => 0,
-            Err(e) => err(e),
-        }
+        code(h.core.get_sparse(c, out))
     })
 }
 

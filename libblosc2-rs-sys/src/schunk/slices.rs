@@ -6,7 +6,7 @@
 //! chunk boundaries.
 
 use super::call::{pull, with};
-use crate::boundary::{err, ffi};
+use crate::boundary::{code, err, ffi};
 use crate::handle::{handle, handle_ref};
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
@@ -42,10 +42,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
         }
         // SAFETY: `len` writable bytes per the contract.
         let out = unsafe { crate::ptr::out_slice(buffer, len as usize) };
-        match h.core.get_slice(start, stop, out) {
-            Ok(()) => 0,
-            Err(e) => err(e),
-        }
+        code(h.core.get_slice(start, stop, out))
     })
 }
 
