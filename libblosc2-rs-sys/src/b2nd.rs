@@ -24,6 +24,7 @@ use super::types::{
     b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_metalayer,
     blosc2_schunk, blosc2_storage, chunk_cache_s,
 };
+use crate::ptr::c_string_lossy as c_str;
 use blosc2_core::b2nd::array::{Array, Fill, Params};
 use blosc2_core::b2nd::geometry::{self, Geometry};
 use blosc2_core::b2nd::meta;
@@ -32,7 +33,7 @@ use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::metalayers::Metalayer;
 use blosc2_core::schunk::SuperChunk;
 use std::borrow::{Borrow, BorrowMut};
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr::{self, NonNull};
 
 /// The super-chunk of a schunk handle, as the `Array` holds it.
@@ -141,16 +142,6 @@ fn malloc_cstr(s: &str) -> *mut c_char {
         }
     }
     p.cast()
-}
-
-/// # Safety
-/// `p` is NULL or a C string.
-unsafe fn c_str(p: *const c_char) -> Option<String> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: per the contract.
-    Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
 }
 
 /// Publish an array as a `b2nd_array_t*` (the caller frees it with

@@ -4,21 +4,9 @@
 use super::boundary::ffi;
 use super::consts::B2ND_MAX_DIM;
 
+use crate::ptr::plain_path as path;
 use blosc2_core::error::ErrorKind;
-use std::ffi::{c_char, c_int, CStr};
-use std::path::PathBuf;
-
-/// # Safety
-/// `p` is NULL or a C string.
-unsafe fn path(p: *const c_char) -> Option<PathBuf> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: a C string per the contract.
-    Some(PathBuf::from(
-        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned(),
-    ))
-}
+use std::ffi::{c_char, c_int};
 
 /// Remove a directory and the files in it (a sparse frame).
 ///

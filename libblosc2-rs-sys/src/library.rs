@@ -407,11 +407,11 @@ pub extern "C" fn blosc_elapsed_secs(
     ffi!({ blosc_elapsed_nsecs(start_time, end_time) / 1e9 })
 }
 
-/// Read a NUL-terminated string argument.
+/// A string argument's text ("" for NULL or bytes that are not UTF-8).
 ///
 /// # Safety
-/// `p` is non-NULL and NUL-terminated.
+/// `p` is NULL or NUL-terminated, readable up to its NUL.
 pub(crate) unsafe fn cstr_arg<'a>(p: *const c_char) -> &'a str {
     // SAFETY: forwarded caller contract.
-    unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
+    unsafe { crate::ptr::c_str(p) }.unwrap_or("")
 }

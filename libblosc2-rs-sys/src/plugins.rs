@@ -15,7 +15,7 @@ use super::types::{
     blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_filter_backward_cb,
     blosc2_filter_forward_cb, codec_info,
 };
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_char, c_void, CString};
 use std::process::{Command, Stdio};
 
 /// Upstream's rule, which also keeps the name harmless in a file name and
@@ -120,12 +120,11 @@ fn symbol(lib: *mut c_void, symbol: *const c_char) -> Option<*mut c_void> {
     (!p.is_null()).then_some(p)
 }
 
-fn name_str(p: *const c_char) -> String {
-    if p.is_null() {
-        return "(NULL)".into();
-    }
-    // SAFETY: non-NULL and NUL-terminated per the plugin contract.
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+/// # Safety
+/// `p` is NULL or NUL-terminated (a plugin's name, per its contract).
+unsafe fn name_str(p: *const c_char) -> String {
+    // SAFETY: forwarded contract.
+    unsafe { crate::ptr::c_string_lossy(p) }.unwrap_or_else(|| "(NULL)".into())
 }
 
 /// The addresses of the two functions plugin `name`'s `info` names, or
@@ -139,12 +138,11 @@ fn load_pair(name: &str, what: [&str; 2]) -> Option<[*mut c_void; 2]> {
     let names = unsafe { std::ptr::read(info.cast::<codec_info>()) };
     let (first, second) = (names.encoder, names.decoder);
     let (Some(a), Some(b)) = (symbol(lib, first), symbol(lib, second)) else {
+        // SAFETY: the two names the plugin exports, per its contract.
+        let (first, second) = unsafe { (name_str(first), name_str(second)) };
         trace(&format!(
-            "plugin '{name}' lacks its {} {} or {} {}",
-            what[0],
-            name_str(first),
-            what[1],
-            name_str(second)
+            "plugin '{name}' lacks its {} {first} or {} {second}",
+            what[0], what[1],
         ));
         return None;
     };

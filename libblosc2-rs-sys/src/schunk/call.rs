@@ -10,36 +10,6 @@ use crate::handle::{handle, Handle};
 use crate::types::blosc2_schunk;
 use blosc2_core::error::ErrorKind;
 use blosc2_core::schunk::SuperChunk;
-use std::ffi::{c_char, CStr};
-use std::path::PathBuf;
-
-/// A NUL-terminated C string as a path.
-///
-/// # Safety
-/// `p` is NULL or a valid C string.
-pub(super) unsafe fn c_path(p: *const c_char) -> Option<PathBuf> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: non-NULL C string per the contract.
-    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-    // Upstream drops a leading "file:///" whole, so "file:///x.b2frame"
-    // names x.b2frame in the working directory (its examples rely on
-    // that), and accepts trailing slashes on directories.
-    let s = s.strip_prefix("file:///").map_or(s.clone(), str::to_owned);
-    let t = s.trim_end_matches('/');
-    Some(PathBuf::from(if t.is_empty() { s.as_str() } else { t }))
-}
-
-/// # Safety
-/// `p` is NULL or a valid C string.
-pub(super) unsafe fn c_name<'a>(p: *const c_char) -> Option<&'a str> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: non-NULL C string per the contract.
-    unsafe { CStr::from_ptr(p) }.to_str().ok()
-}
 
 /// Take what C wrote into the public struct (see [`Handle::pull`]) before
 /// an operation that depends on it.

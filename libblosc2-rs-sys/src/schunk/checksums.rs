@@ -4,9 +4,10 @@
 //! Separate from upstream's functions: nothing here is upstream's API, and
 //! nothing upstream's functions do depends on it.
 
-use super::call::{c_path, with};
+use super::call::with;
 use crate::boundary::{err, ffi};
 use crate::consts::*;
+use crate::ptr::urlpath as c_path;
 use crate::types::{blosc2_schunk, blosc2rs_verify_report};
 use blosc2_core::error::ErrorKind;
 use blosc2_core::frame::checksum::Damage;

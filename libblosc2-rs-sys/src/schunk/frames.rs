@@ -5,8 +5,9 @@
 //! Separate because these export the super-chunk rather than change or
 //! read its data.
 
-use super::call::{c_path, with};
+use super::call::with;
 use crate::boundary::{err, ffi};
+use crate::ptr::urlpath as c_path;
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
 use blosc2_core::error::ErrorKind;

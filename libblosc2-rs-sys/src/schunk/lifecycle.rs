@@ -5,10 +5,10 @@
 //! Separate because these are the only functions that make or end a
 //! [`Handle`]; all others work on a live one.
 
-use super::call::c_path;
 use crate::boundary::{err, ffi, trace_error};
 use crate::context_object::{cctx_refused, core_cparams, effective_cparams};
 use crate::handle::{handle, Handle};
+use crate::ptr::urlpath as c_path;
 use crate::types::{blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_schunk, blosc2_storage};
 use blosc2_core::chunk::DParams;
 use blosc2_core::error::ErrorKind;

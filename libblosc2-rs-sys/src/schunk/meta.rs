@@ -5,9 +5,10 @@
 //! Separate from the chunk functions: they change the frame's header or
 //! trailer, never the chunk data.
 
-use super::call::{c_name, with};
+use super::call::with;
 use crate::boundary::{err, ffi};
 use crate::context_object::{core_cparams, effective_cparams};
+use crate::ptr::c_str as c_name;
 use crate::reading::reading;
 use crate::types::{blosc2_cparams, blosc2_schunk};
 use blosc2_core::error::ErrorKind;
