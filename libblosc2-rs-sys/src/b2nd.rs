@@ -13,7 +13,7 @@
 //! [`ctx_ref`] reads a `b2nd_context_t*` and [`create_array`] makes a new
 //! array from one.
 
-use super::boundary::{code, err, ffi};
+use super::boundary::{code, err, ffi, or_return};
 use super::consts::B2ND_MAX_DIM;
 use super::handle::Handle;
 use super::schunk::{
@@ -24,7 +24,8 @@ use super::types::{
     b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_metalayer,
     blosc2_schunk, blosc2_storage, chunk_cache_s,
 };
-use crate::ptr::c_string_lossy as c_str;
+use crate::ptr::c_string_lossy;
+use crate::ptr::{bytes, bytes_mut, malloc_copy, malloc_cstr, optional, slice};
 use blosc2_core::b2nd::array::{Array, Fill, Params};
 use blosc2_core::b2nd::geometry::{self, Geometry};
 use blosc2_core::b2nd::meta;
@@ -108,11 +109,15 @@ impl ArrayHandle {
         let want = self.arr.dtype();
         // SAFETY: `c.dtype` is NULL or a C string this library malloc()ed
         // (or one the user put there in its place, as upstream allows).
-        let have = unsafe { c_str(c.dtype) };
+        let have = unsafe { c_string_lossy(c.dtype) };
         if have.as_deref() != want {
             // SAFETY: as above; it is replaced right away.
             unsafe { libc::free(c.dtype.cast()) };
-            c.dtype = want.map_or(ptr::null_mut(), malloc_cstr);
+            // Out of memory leaves the dtype NULL, which readers take as
+            // the default; nothing else can be reported from a refresh.
+            c.dtype = want.map_or(ptr::null_mut(), |d| {
+                malloc_cstr(d).unwrap_or(ptr::null_mut())
+            });
         }
     }
 }
@@ -126,22 +131,6 @@ impl Drop for ArrayHandle {
         // frees `sc`; nothing uses it afterwards (the ScPtr goes with self).
         unsafe { blosc2_schunk_free(sc) };
     }
-}
-
-/// A malloc()ed copy of `s` (interior NULs end it).
-fn malloc_cstr(s: &str) -> *mut c_char {
-    let b = s.as_bytes();
-    let n = b.iter().position(|&x| x == 0).unwrap_or(b.len());
-    // SAFETY: plain allocation, filled right away.
-    let p = unsafe { libc::malloc(n + 1) }.cast::<u8>();
-    if !p.is_null() {
-        // SAFETY: n + 1 writable bytes.
-        unsafe {
-            ptr::copy_nonoverlapping(b.as_ptr(), p, n);
-            *p.add(n) = 0;
-        }
-    }
-    p.cast()
 }
 
 /// Publish an array as a `b2nd_array_t*` (the caller frees it with
@@ -350,19 +339,6 @@ pub(crate) fn create_array(ctx: &Ctx, fill: Fill) -> Result<*mut b2nd_array_t> {
     }
 }
 
-/// # Safety
-/// `p` is NULL or has `n` readable values.
-unsafe fn c_slice<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
-    if p.is_null() {
-        return None;
-    }
-    if n == 0 {
-        return Some(&[]);
-    }
-    // SAFETY: per the contract.
-    Some(unsafe { std::slice::from_raw_parts(p, n) })
-}
-
 /// Create an array-creation context (NULL on invalid input).
 ///
 /// # Safety
@@ -391,9 +367,9 @@ pub unsafe extern "C" fn b2nd_create_ctx(
         // SAFETY: `ndim` values each, per the contract.
         let (s, c, b) = unsafe {
             (
-                c_slice(shape, n),
-                c_slice(chunkshape, n),
-                c_slice(blockshape, n),
+                optional(shape, n),
+                optional(chunkshape, n),
+                optional(blockshape, n),
             )
         };
         let (s, c, b) = match (s, c, b) {
@@ -417,9 +393,10 @@ pub unsafe extern "C" fn b2nd_create_ctx(
         // SAFETY: as above.
         let io = unsafe { st.io.as_ref() }.copied();
         // SAFETY: NULL or a C string per the contract.
-        let urlpath = unsafe { c_str(st.urlpath) }.and_then(|u| CString::new(u).ok());
+        let urlpath = unsafe { c_string_lossy(st.urlpath) }.and_then(|u| CString::new(u).ok());
         // SAFETY: NULL or a C string per the contract.
-        let dtype = unsafe { c_str(dtype) }.unwrap_or_else(|| format!("|S{}", cp.typesize));
+        let dtype =
+            unsafe { c_string_lossy(dtype) }.unwrap_or_else(|| format!("|S{}", cp.typesize));
         let mut blocknitems: i32 = 1;
         for &x in b {
             match blocknitems.checked_mul(x) {
@@ -440,16 +417,16 @@ pub unsafe extern "C" fn b2nd_create_ctx(
         let mut metas = Vec::new();
         if nmetalayers > 0 {
             // SAFETY: `nmetalayers` entries per the contract.
-            let Some(ms) = (unsafe { c_slice(metalayers, nmetalayers as usize) }) else {
+            let Some(ms) = (unsafe { optional(metalayers, nmetalayers as usize) }) else {
                 err(ErrorKind::NullPointer);
                 return ptr::null_mut();
             };
             for m in ms {
                 // SAFETY: each entry's name is a C string and its content has
                 // `content_len` bytes, per the contract.
-                let name = unsafe { c_str(m.name) }.unwrap_or_default();
+                let name = unsafe { c_string_lossy(m.name) }.unwrap_or_default();
                 // SAFETY: as above.
-                let content = unsafe { c_slice(m.content, m.content_len.max(0) as usize) }
+                let content = unsafe { optional(m.content, m.content_len.max(0) as usize) }
                     .unwrap_or(&[])
                     .to_vec();
                 metas.push(Metalayer { name, content });
@@ -588,8 +565,9 @@ pub unsafe extern "C" fn b2nd_full(
             return err(ErrorKind::NullPointer);
         }
         let ts = c.cparams.typesize.max(0) as usize;
-        // SAFETY: typesize readable bytes per the contract.
-        let v = unsafe { super::ptr::in_slice(fill_value, ts) };
+        // SAFETY: `fill_value` (non-NULL) has typesize readable bytes, per
+        // the contract.
+        let v = or_return!(unsafe { bytes(fill_value, ts) });
         // SAFETY: forwarded contract.
         unsafe { create_with(ctx, array, Fill::Value(v)) }
     })
@@ -833,8 +811,9 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
         }
         // SAFETY: just written.
         let a = unsafe { *array };
-        // SAFETY: `buffersize` readable bytes per the contract.
-        let buf = unsafe { super::ptr::in_slice(buffer, buffersize.max(0) as usize) };
+        // SAFETY: `buffer` (non-NULL) has `buffersize` readable bytes, per
+        // the contract; a negative size reads nothing.
+        let buf = or_return!(unsafe { bytes(buffer, buffersize.max(0) as usize) });
         // SAFETY: the fresh array.
         let r = unsafe { with_array(a, |arr| arr.fill_from_cbuffer(buf)) };
         if let Err(e) = r {
@@ -866,18 +845,12 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
         if buffersize < 0 {
             return err(ErrorKind::InvalidParam);
         }
-        // SAFETY: `buffersize` writable bytes per the contract.
-        let out = unsafe { super::ptr::out_slice(buffer, buffersize as usize) };
+        // SAFETY: `buffer` (non-NULL) has `buffersize` (>= 0) writable bytes,
+        // per the contract.
+        let out = or_return!(unsafe { bytes_mut(buffer, buffersize as usize) });
         // SAFETY: live per the contract.
         code(unsafe { read_array(array, |a| a.to_cbuffer(out)) })
     })
-}
-
-/// # Safety
-/// `p` is NULL or has `n` readable values.
-unsafe fn dims<'a>(p: *const i64, n: usize) -> Result<&'a [i64]> {
-    // SAFETY: per the contract.
-    unsafe { c_slice(p, n) }.ok_or(ErrorKind::NullPointer)
 }
 
 /// Read the box `start..stop` into `buffer`, shaped `buffershape`.
@@ -910,8 +883,8 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
         let r = unsafe {
             read_array(array, |a| {
                 let n = a.ndim();
-                let (s, e, bs) = (dims(start, n)?, dims(stop, n)?, dims(buffershape, n)?);
-                let out = super::ptr::out_slice(buffer, buffersize as usize);
+                let (s, e, bs) = (slice(start, n)?, slice(stop, n)?, slice(buffershape, n)?);
+                let out = bytes_mut(buffer, buffersize as usize)?;
                 a.get_slice_cbuffer(s, e, out, bs)
             })
         };
@@ -949,8 +922,8 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
         let r = unsafe {
             with_array(array, |a| {
                 let n = a.ndim();
-                let (s, e, bs) = (dims(start, n)?, dims(stop, n)?, dims(buffershape, n)?);
-                let src = super::ptr::in_slice(buffer, buffersize as usize);
+                let (s, e, bs) = (slice(start, n)?, slice(stop, n)?, slice(buffershape, n)?);
+                let src = bytes(buffer, buffersize as usize)?;
                 a.set_slice_cbuffer(src, bs, s, e)
             })
         };
@@ -984,7 +957,7 @@ pub unsafe extern "C" fn b2nd_get_slice(
         }
         let n = h.arr.ndim();
         // SAFETY: ndim values each per the contract.
-        let (s, e) = match unsafe { (dims(start, n), dims(stop, n)) } {
+        let (s, e) = match unsafe { (slice(start, n), slice(stop, n)) } {
             (Ok(s), Ok(e)) => (s, e),
             _ => return err(ErrorKind::NullPointer),
         };
@@ -1220,30 +1193,23 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
         // SAFETY: `ndim` values each per the contract.
         let (s, c, b) = unsafe {
             (
-                c_slice(shape, n),
-                c_slice(chunkshape, n),
-                c_slice(blockshape, n),
+                optional(shape, n),
+                optional(chunkshape, n),
+                optional(blockshape, n),
             )
         };
         let (Some(s), Some(c), Some(b)) = (s, c, b) else {
             return err(ErrorKind::NullPointer);
         };
         // SAFETY: NULL or a C string per the contract.
-        let d = unsafe { c_str(dtype) };
+        let d = unsafe { c_string_lossy(dtype) };
         let m = match meta::serialize(s, c, b, d.as_deref(), dtype_format) {
             Ok(m) => m,
             Err(e) => return err(e),
         };
-        // SAFETY: plain allocation, filled right away.
-        let p = unsafe { libc::malloc(m.len().max(1)) }.cast::<u8>();
-        if p.is_null() {
-            return err(ErrorKind::MemoryAlloc);
-        }
-        // SAFETY: m.len() writable bytes; `smeta` writable per the contract.
-        unsafe {
-            ptr::copy_nonoverlapping(m.as_ptr(), p, m.len());
-            *smeta = p;
-        }
+        let p = or_return!(malloc_copy(&m));
+        // SAFETY: `smeta` is writable, per the contract.
+        unsafe { *smeta = p };
         m.len() as c_int
     })
 }
@@ -1289,8 +1255,9 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
         if smeta_len <= 0 {
             return err(ErrorKind::Failure);
         }
-        // SAFETY: `smeta_len` readable bytes per the contract.
-        let buf = unsafe { std::slice::from_raw_parts(smeta, smeta_len as usize) };
+        // SAFETY: `smeta` has `smeta_len` (> 0) readable bytes, per the
+        // contract.
+        let buf = or_return!(unsafe { slice(smeta, smeta_len as usize) });
         // without the dtype outputs the reference stops after the shapes,
         // never looking at what follows
         let want_dtype = !dtype.is_null() && !dtype_format.is_null();
@@ -1320,11 +1287,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
         unsafe {
             *dtype_format = m.dtype_format;
             if let Some(d) = &m.dtype {
-                let p = malloc_cstr(d);
-                if p.is_null() {
-                    return err(ErrorKind::MemoryAlloc);
-                }
-                *dtype = p;
+                *dtype = or_return!(malloc_cstr(d));
             }
         }
         used as c_int
@@ -1415,11 +1378,11 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
         // SAFETY: `ndim` values each per the contract.
         let r = unsafe {
             (
-                dims(src_pad_shape, n),
-                dims(src_start, n),
-                dims(src_stop, n),
-                dims(dst_pad_shape, n),
-                dims(dst_start, n),
+                slice(src_pad_shape, n),
+                slice(src_start, n),
+                slice(src_stop, n),
+                slice(dst_pad_shape, n),
+                slice(dst_start, n),
             )
         };
         let (Ok(sp), Ok(ss), Ok(se), Ok(dp), Ok(ds)) = r else {
@@ -1434,11 +1397,9 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
         }
         let (sl, dl) = if n == 0 { (is, is) } else { (sl, dl) };
         // SAFETY: the buffers hold every byte the box reaches, per the contract.
-        let (s, d) = unsafe {
-            (
-                super::ptr::in_slice(src, sl),
-                super::ptr::out_slice(dst, dl),
-            )
+        let (s, d) = match unsafe { (bytes(src, sl), bytes_mut(dst, dl)) } {
+            (Ok(s), Ok(d)) => (s, d),
+            (Err(e), _) | (_, Err(e)) => return err(e),
         };
         code(copy_buffer2(is, s, sp, ss, se, d, dp, ds))
     })

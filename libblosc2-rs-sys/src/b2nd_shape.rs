@@ -5,6 +5,7 @@
 
 use super::b2nd::{array_handle, b2nd_copy, create_array, with_array, Ctx};
 use super::boundary::{code, err, ffi};
+use super::ptr::{bytes, bytes_mut, slice};
 use super::schunk::{blosc2_schunk_get_cparams, blosc2_schunk_get_dparams};
 use super::types::{b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams};
 use blosc2_core::b2nd::array::{Array, Fill, Params};
@@ -13,21 +14,6 @@ use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::schunk::{Storage, SuperChunk};
 use std::ffi::{c_int, c_void};
 use std::ptr;
-
-/// `n` values at `p` (NULL only when `n` is 0).
-///
-/// # Safety
-/// `p` is NULL or has `n` readable values.
-unsafe fn vals<'a, T>(p: *const T, n: usize) -> Result<&'a [T]> {
-    if n == 0 {
-        return Ok(&[]);
-    }
-    if p.is_null() {
-        return Err(ErrorKind::NullPointer);
-    }
-    // SAFETY: per the contract.
-    Ok(unsafe { std::slice::from_raw_parts(p, n) })
-}
 
 /// Resize an array; `start` (NULL: the end of every axis) is where items
 /// are added or removed.
@@ -48,11 +34,11 @@ pub unsafe extern "C" fn b2nd_resize(
         code(unsafe {
             with_array(array, |a| {
                 let n = a.ndim();
-                let new = vals(new_shape, n)?;
+                let new = slice(new_shape, n)?;
                 let st = if start.is_null() {
                     None
                 } else {
-                    Some(vals(start, n)?)
+                    Some(slice(start, n)?)
                 };
                 a.resize(new, st)
             })
@@ -83,7 +69,7 @@ pub unsafe extern "C" fn b2nd_insert(
         // SAFETY: live array; `buffer` readable for `len` bytes.
         code(unsafe {
             with_array(array, |a| {
-                a.insert(super::ptr::in_slice(buffer, len), axis as i32, insert_start)
+                a.insert(bytes(buffer, len)?, axis as i32, insert_start)
             })
         })
     })
@@ -108,11 +94,7 @@ pub unsafe extern "C" fn b2nd_append(
             return err(ErrorKind::InvalidParam);
         };
         // SAFETY: live array; `buffer` readable for `len` bytes.
-        code(unsafe {
-            with_array(array, |a| {
-                a.append(super::ptr::in_slice(buffer, len), axis as i32)
-            })
-        })
+        code(unsafe { with_array(array, |a| a.append(bytes(buffer, len)?, axis as i32)) })
     })
 }
 
@@ -336,7 +318,7 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
         // SAFETY: forwarded contract; `index` has ndim values.
         unsafe {
             new_view(array, view, |a| {
-                let idx = vals(index, a.ndim())?;
+                let idx = slice(index, a.ndim())?;
                 a.squeeze_params(idx)
             })
         }
@@ -374,7 +356,7 @@ pub unsafe extern "C" fn b2nd_expand_dims(
         // SAFETY: forwarded contract; `axis` has `final_dims` values.
         unsafe {
             new_view(array, view, |a| {
-                let ax = vals(axis, final_dims as usize)?;
+                let ax = slice(axis, final_dims as usize)?;
                 a.expand_params(ax)
             })
         }
@@ -393,7 +375,7 @@ unsafe fn selections<'a>(
     selection_size: *const i64,
 ) -> Result<Vec<&'a [i64]>> {
     // SAFETY: per the contract.
-    let (ptrs, sizes) = unsafe { (vals(selection, ndim)?, vals(selection_size, ndim)?) };
+    let (ptrs, sizes) = unsafe { (slice(selection, ndim)?, slice(selection_size, ndim)?) };
     let mut out = Vec::with_capacity(ndim);
     for d in 0..ndim {
         let n = usize::try_from(sizes[d]).map_err(|_| ErrorKind::InvalidParam)?;
@@ -401,7 +383,7 @@ unsafe fn selections<'a>(
             return Err(ErrorKind::NullPointer);
         }
         // SAFETY: per the contract.
-        out.push(unsafe { vals(ptrs[d].cast_const(), n)? });
+        out.push(unsafe { slice(ptrs[d].cast_const(), n)? });
     }
     Ok(out)
 }
@@ -447,12 +429,12 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
             with_array(array, |a| {
                 let n = a.ndim();
                 let sel = selections(n, selection, selection_size)?;
-                let bshape = vals(buffershape, n)?;
+                let bshape = slice(buffershape, n)?;
                 check_selection_buffer(&sel, a.typesize(), buffersize)?;
                 if len > 0 && buffer.is_null() {
                     return Err(ErrorKind::NullPointer);
                 }
-                a.get_orthogonal_selection(&sel, super::ptr::out_slice(buffer, len), bshape)
+                a.get_orthogonal_selection(&sel, bytes_mut(buffer, len)?, bshape)
             })
         })
     })
@@ -484,12 +466,12 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
             with_array(array, |a| {
                 let n = a.ndim();
                 let sel = selections(n, selection, selection_size)?;
-                let bshape = vals(buffershape, n)?;
+                let bshape = slice(buffershape, n)?;
                 check_selection_buffer(&sel, a.typesize(), buffersize)?;
                 if len > 0 && buffer.is_null() {
                     return Err(ErrorKind::NullPointer);
                 }
-                a.set_orthogonal_selection(&sel, super::ptr::in_slice(buffer, len), bshape)
+                a.set_orthogonal_selection(&sel, bytes(buffer, len)?, bshape)
             })
         })
     })
@@ -527,8 +509,8 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
         // SAFETY: per the contract.
         code(unsafe {
             with_array(array, |a| {
-                let c = vals(coords, n)?;
-                a.get_sparse_cbuffer(c, super::ptr::out_slice(buffer, len))
+                let c = slice(coords, n)?;
+                a.get_sparse_cbuffer(c, bytes_mut(buffer, len)?)
             })
         })
     })

@@ -7,9 +7,10 @@ use super::context::{decompress_with, getitem_with, io_slices};
 use super::context_object::{build_filters, Kind};
 use super::env::env;
 use super::library::{
-    blosc2_set_nthreads, compname_to_code, cstr_arg, G_BLOCKSIZE, G_COMPRESSOR, G_DELTA,
-    G_NTHREADS, G_SPLITMODE,
+    blosc2_set_nthreads, compname_to_code, G_BLOCKSIZE, G_COMPRESSOR, G_DELTA, G_NTHREADS,
+    G_SPLITMODE,
 };
+use super::ptr::c_str_or_empty;
 use blosc2_core::chunk::params::{CParams, DParams, SplitMode};
 use blosc2_core::chunk::{Compressor, Decompressor};
 use blosc2_core::error::ErrorKind;
@@ -234,7 +235,7 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
             return err(ErrorKind::NullPointer);
         }
         // SAFETY: non-NULL, NUL-terminated per contract.
-        let code = compname_to_code(unsafe { cstr_arg(compname) });
+        let code = compname_to_code(unsafe { c_str_or_empty(compname) });
         if code >= 6 {
             return err(ErrorKind::CodecSupport);
         }

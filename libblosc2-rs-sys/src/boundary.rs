@@ -185,6 +185,19 @@ pub fn code<R: From<i32>, T: CValue<R>>(r: blosc2_core::error::Result<T>) -> R {
     }
 }
 
+/// The value of a `Result`, or a return from the enclosing export with its
+/// error code (traced at the call site): `?` for functions that return a C
+/// code rather than a `Result`.
+macro_rules! or_return {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return ::core::convert::From::from($crate::boundary::err(e)),
+        }
+    };
+}
+pub(crate) use or_return;
+
 /// Trace and return an error code, the trace located at the caller.
 #[track_caller]
 pub fn err(e: ErrorKind) -> i32 {

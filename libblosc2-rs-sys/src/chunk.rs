@@ -1,9 +1,10 @@
 //! Inspecting chunks (`*_cbuffer_*`), making special chunks, and the raw
 //! shuffle entry points.
 
+use super::boundary::or_return;
 use super::boundary::{code, err, ffi};
 use super::context_object::{core_cparams, new_cctx, Kind};
-use super::ptr::{in_slice, out_slice};
+use super::ptr::{bytes, bytes_mut};
 use super::types::blosc2_cparams;
 use blosc2_core::chunk::header::MIN_HEADER_LENGTH;
 use blosc2_core::chunk::special::make_special;
@@ -18,11 +19,8 @@ use std::os::raw::c_void;
 /// # Safety
 /// `p` is NULL or has 16 readable bytes.
 unsafe fn min_header(p: *const c_void) -> Result<ChunkHeader, ErrorKind> {
-    if p.is_null() {
-        return Err(ErrorKind::NullPointer);
-    }
-    // SAFETY: the caller promises a header's worth of readable bytes.
-    ChunkHeader::read_min(unsafe { in_slice(p, MIN_HEADER_LENGTH) })
+    // SAFETY: `p` is NULL or has 16 readable bytes, per the contract.
+    ChunkHeader::read_min(unsafe { bytes(p, MIN_HEADER_LENGTH) }?)
 }
 
 /// # Safety
@@ -215,13 +213,16 @@ unsafe fn special(
         if value.is_null() {
             return err(ErrorKind::NullPointer);
         }
-        // SAFETY: the caller promises `typesize` readable bytes at `value`.
-        Some(unsafe { in_slice(value, cp.typesize.max(0) as usize) })
+        // SAFETY: `value` has `typesize` readable bytes, per the contract.
+        Some(or_return!(unsafe {
+            bytes(value, cp.typesize.max(0) as usize)
+        }))
     } else {
         None
     };
-    // SAFETY: `destsize` writable bytes per contract.
-    let out = unsafe { out_slice(dest, destsize as usize) };
+    // SAFETY: `dest` has `destsize` (>= 0, checked) writable bytes, per the
+    // contract.
+    let out = or_return!(unsafe { bytes_mut(dest, destsize as usize) });
     code(make_special(&core, kind, nbytes, v, out))
 }
 
@@ -324,13 +325,10 @@ unsafe fn shuffle_args<'a>(
     if !(1..=256).contains(&typesize) || blocksize < 0 {
         return Err(ErrorKind::InvalidParam);
     }
-    if blocksize > 0 && (src.is_null() || dest.is_null()) {
-        return Err(ErrorKind::NullPointer);
-    }
-    // SAFETY: forwarded caller contract.
-    let s = unsafe { in_slice(src, blocksize as usize) };
-    // SAFETY: forwarded caller contract.
-    let d = unsafe { out_slice(dest, blocksize as usize) };
+    let n = blocksize as usize;
+    // SAFETY: `src` and `dest` are NULL or have `blocksize` bytes, readable
+    // and writable, and do not overlap, per the contract.
+    let (s, d) = unsafe { (bytes(src, n)?, bytes_mut(dest, n)?) };
     Ok((typesize as usize, s, d))
 }
 

@@ -1,8 +1,9 @@
 //! Contexts (`blosc2_context`) and the contextual chunk API of blosc2.h.
 
+use super::boundary::or_return;
 use super::boundary::{code, err, ffi, trace_error};
 use super::context_object::{new_cctx, new_dctx, Context, Kind};
-use super::ptr::{chunk_slice, out_slice};
+use super::ptr::{bytes, bytes_mut, chunk_slice, slice};
 use super::types::{blosc2_context, blosc2_cparams, blosc2_dparams};
 use blosc2_core::chunk::params::DParams;
 use blosc2_core::chunk::Decompressor;
@@ -123,11 +124,14 @@ pub unsafe extern "C" fn blosc2_set_maskout(
         if maskout.is_null() || nblocks < 0 {
             return err(ErrorKind::NullPointer);
         }
-        // SAFETY: the caller promises `nblocks` readable bools at `maskout`.
-        let mask = unsafe { std::slice::from_raw_parts(maskout, nblocks as usize) };
+        // Read as bytes: a C `bool` other than 0 or 1 is not a Rust bool.
+        // SAFETY: `maskout` (non-NULL) has `nblocks` readable bools, per the
+        // contract.
+        let raw = or_return!(unsafe { slice(maskout.cast::<u8>(), nblocks as usize) });
+        let mask: Vec<bool> = raw.iter().map(|&b| b != 0).collect();
         c.with_kind(|k| match k {
             Kind::Decompress(d) => {
-                d.set_maskout(mask);
+                d.set_maskout(&mask);
                 0
             }
             Kind::Compress(_) => err(ErrorKind::InvalidParam),
@@ -199,18 +203,17 @@ pub(crate) unsafe fn io_slices<'a>(
     if srcsize < 0 || destsize < 0 {
         return Err(ErrorKind::InvalidParam);
     }
-    if (src.is_null() && srcsize > 0) || dest.is_null() {
+    if dest.is_null() {
         return Err(ErrorKind::NullPointer);
     }
-    let s: &[u8] = if srcsize == 0 {
-        &[]
-    } else {
-        // SAFETY: non-NULL, `srcsize` readable bytes per the caller's contract.
-        unsafe { std::slice::from_raw_parts(src as *const u8, srcsize as usize) }
-    };
-    // SAFETY: non-NULL, `destsize` writable bytes per the caller's contract.
-    let d = unsafe { out_slice(dest, destsize as usize) };
-    Ok((s, d))
+    // SAFETY: `src` has `srcsize` readable bytes and `dest` `destsize`
+    // writable ones, not overlapping (the compression calls' contract).
+    unsafe {
+        Ok((
+            bytes(src, srcsize as usize)?,
+            bytes_mut(dest, destsize as usize)?,
+        ))
+    }
 }
 
 /// Decompress with a context.
@@ -274,11 +277,9 @@ pub(crate) unsafe fn decompress_with(
     if srcsize < 0 || destsize < 0 {
         return err(ErrorKind::InvalidParam);
     }
-    // SAFETY: the caller promises `srcsize` readable bytes.
-    let s = match unsafe { chunk_slice(src, srcsize as usize) } {
-        Ok(s) => s,
-        Err(e) => return err(e),
-    };
+    // SAFETY: `src` has `srcsize` readable bytes, or a whole chunk when
+    // that is less, per the contract.
+    let s = or_return!(unsafe { chunk_slice(src, srcsize as usize) });
     // Only the chunk's own nbytes may be written, whatever destsize says.
     let header = match blosc2_core::chunk::ChunkHeader::read(s) {
         Ok(h) => h,
@@ -289,8 +290,9 @@ pub(crate) unsafe fn decompress_with(
         return err(ErrorKind::WriteBuffer);
     }
 
-    // SAFETY: `destsize` >= nbytes writable bytes per the caller's contract.
-    let out = unsafe { out_slice(dest, nbytes) };
+    // SAFETY: `dest` has `destsize` >= nbytes writable bytes, disjoint from
+    // `src`, per the contract.
+    let out = or_return!(unsafe { bytes_mut(dest, nbytes) });
     code(d.decompress_read(header, s, out))
 }
 
@@ -404,11 +406,9 @@ pub(crate) unsafe fn getitem_with(
     if srcsize < 0 || destsize < 0 {
         return err(ErrorKind::InvalidParam);
     }
-    // SAFETY: the caller promises `srcsize` readable bytes.
-    let s = match unsafe { chunk_slice(src, srcsize as usize) } {
-        Ok(s) => s,
-        Err(e) => return err(e),
-    };
+    // SAFETY: `src` has `srcsize` readable bytes, or a whole chunk when
+    // that is less, per the contract.
+    let s = or_return!(unsafe { chunk_slice(src, srcsize as usize) });
     let ts = match blosc2_core::chunk::ChunkHeader::read(s) {
         Ok(h) => h.typesize as i64,
         Err(e) => return err(e),
@@ -420,8 +420,9 @@ pub(crate) unsafe fn getitem_with(
     };
     // Never hand out more of `dest` than the request needs.
     let len = want.clamp(0, destsize as i64) as usize;
-    // SAFETY: len <= destsize writable bytes per the caller's contract.
-    let out = unsafe { out_slice(dest, len) };
+    // SAFETY: `dest` has `destsize` >= len writable bytes, disjoint from
+    // `src`, per the contract.
+    let out = or_return!(unsafe { bytes_mut(dest, len) });
     let mut tmp;
     let d: &mut Decompressor = match kind {
         Kind::Decompress(d) => d,

@@ -4,7 +4,7 @@
 use super::boundary::ffi;
 use super::consts::B2ND_MAX_DIM;
 
-use crate::ptr::plain_path as path;
+use crate::ptr::plain_path;
 use blosc2_core::error::ErrorKind;
 use std::ffi::{c_char, c_int};
 
@@ -16,7 +16,7 @@ use std::ffi::{c_char, c_int};
 pub unsafe extern "C" fn blosc2_remove_dir(dir_path: *const c_char) -> c_int {
     ffi!({
         // SAFETY: per the contract.
-        let Some(p) = (unsafe { path(dir_path) }) else {
+        let Some(p) = (unsafe { plain_path(dir_path) }) else {
             return ErrorKind::InvalidParam.code();
         };
         let Ok(rd) = std::fs::read_dir(&p) else {
@@ -42,7 +42,7 @@ pub unsafe extern "C" fn blosc2_remove_dir(dir_path: *const c_char) -> c_int {
 pub unsafe extern "C" fn blosc2_remove_urlpath(urlpath: *const c_char) -> c_int {
     ffi!({
         // SAFETY: per the contract.
-        let Some(p) = (unsafe { path(urlpath) }) else {
+        let Some(p) = (unsafe { plain_path(urlpath) }) else {
             return 0;
         };
         match std::fs::metadata(&p) {
@@ -74,7 +74,9 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(
 ) -> c_int {
     ffi!({
         // SAFETY: per the contract.
-        let (Some(a), Some(b)) = (unsafe { path(old_urlpath) }, unsafe { path(new_path) }) else {
+        let (Some(a), Some(b)) = (unsafe { plain_path(old_urlpath) }, unsafe {
+            plain_path(new_path)
+        }) else {
             return 0;
         };
         match std::fs::rename(a, b) {
@@ -101,11 +103,11 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(
             return;
         }
         // SAFETY: `ndim` values each per the contract.
-        let (shape, index) = unsafe {
-            (
-                std::slice::from_raw_parts(shape, n),
-                std::slice::from_raw_parts_mut(index, n),
-            )
+        // (and `index` does not overlap `shape`).
+        let (Ok(shape), Ok(index)) =
+            (unsafe { (crate::ptr::slice(shape, n), crate::ptr::slice_mut(index, n)) })
+        else {
+            return;
         };
         let mut strides = vec![1i64; n];
         for j in (0..n - 1).rev() {
@@ -139,11 +141,10 @@ pub unsafe extern "C" fn blosc2_multidim_to_unidim(
         let mut acc = 0i64;
         if n > 0 && !index.is_null() && !strides.is_null() {
             // SAFETY: `ndim` values each per the contract.
-            let (idx, st) = unsafe {
-                (
-                    std::slice::from_raw_parts(index, n),
-                    std::slice::from_raw_parts(strides, n),
-                )
+            let (Ok(idx), Ok(st)) =
+                (unsafe { (crate::ptr::slice(index, n), crate::ptr::slice(strides, n)) })
+            else {
+                return;
             };
             for (a, b) in idx.iter().zip(st) {
                 acc = acc.wrapping_add(a.wrapping_mul(*b));

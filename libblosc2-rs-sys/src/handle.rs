@@ -512,8 +512,9 @@ pub(crate) unsafe fn resolve_lazy(
     if src.is_null() || srcsize < blosc2_core::chunk::header::EXTENDED_HEADER_LENGTH as i32 {
         return Ok(None);
     }
-    // SAFETY: `srcsize` readable bytes per the contract.
-    let s = unsafe { super::ptr::in_slice(src, srcsize as usize) };
+    // SAFETY: `src` (non-NULL) has `srcsize` (>= 32) readable bytes, per
+    // the contract.
+    let s = unsafe { super::ptr::bytes(src, srcsize as usize) }?;
     // Nearly every chunk is not lazy: two flag bytes decide it without a
     // full header parse on every decompression.
     if !blosc2_core::chunk::header::may_be_lazy(s) {

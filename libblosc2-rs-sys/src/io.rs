@@ -43,16 +43,13 @@ pub unsafe extern "C" fn blosc2_stdio_open(
         if f.is_null() {
             return ptr::null_mut();
         }
-        // SAFETY: plain allocation of one struct, written before use.
-        unsafe {
-            let p =
-                libc::malloc(std::mem::size_of::<blosc2_stdio_file>()).cast::<blosc2_stdio_file>();
-            if p.is_null() {
-                libc::fclose(f);
-                return ptr::null_mut();
+        match crate::ptr::malloc_value(blosc2_stdio_file { file: f }) {
+            Ok(p) => p.cast(),
+            Err(_) => {
+                // SAFETY: `f` was opened above and is not handed out.
+                unsafe { libc::fclose(f) };
+                ptr::null_mut()
             }
-            p.write(blosc2_stdio_file { file: f });
-            p.cast()
         }
     })
 }

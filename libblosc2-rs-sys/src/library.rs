@@ -406,12 +406,3 @@ pub extern "C" fn blosc_elapsed_secs(
 ) -> f64 {
     ffi!({ blosc_elapsed_nsecs(start_time, end_time) / 1e9 })
 }
-
-/// A string argument's text ("" for NULL or bytes that are not UTF-8).
-///
-/// # Safety
-/// `p` is NULL or NUL-terminated, readable up to its NUL.
-pub(crate) unsafe fn cstr_arg<'a>(p: *const c_char) -> &'a str {
-    // SAFETY: forwarded caller contract.
-    unsafe { crate::ptr::c_str(p) }.unwrap_or("")
-}

@@ -2,7 +2,7 @@
 //! C callbacks wrapped as core plugins.
 
 use super::boundary::{code, err, ffi};
-use super::library::cstr_arg;
+use super::ptr::c_str_or_empty;
 use super::types::{
     blosc2_codec, blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_cparams, blosc2_dparams,
     blosc2_filter, blosc2_filter_backward_cb, blosc2_filter_forward_cb,
@@ -268,7 +268,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
             return err(ErrorKind::InvalidParam);
         }
         // SAFETY: non-NULL, NUL-terminated per contract.
-        let name = unsafe { cstr_arg(c.compname) }.to_string();
+        let name = unsafe { c_str_or_empty(c.compname) }.to_string();
         let entry = CodecEntry {
             id: c.compcode,
             name: name.clone(),
@@ -296,7 +296,7 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
             return err(ErrorKind::InvalidParam);
         }
         // SAFETY: non-NULL, NUL-terminated per contract.
-        let name = unsafe { cstr_arg(f.name) }.to_string();
+        let name = unsafe { c_str_or_empty(f.name) }.to_string();
         let entry = FilterEntry {
             id: f.id,
             name: name.clone(),

@@ -11,7 +11,7 @@
 
 use super::boundary::{err, ffi, trace_error};
 use super::consts::BLOSC_BTUNE;
-use super::library::cstr_arg;
+use super::ptr::c_str_or_empty;
 use super::types::{blosc2_context, blosc2_tuner};
 use blosc2_core::error::ErrorKind;
 use blosc2_core::registry::Tuner;
@@ -123,7 +123,7 @@ pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_in
             String::new()
         } else {
             // SAFETY: non-NULL, NUL-terminated per contract.
-            unsafe { cstr_arg(t.name) }.to_string()
+            unsafe { c_str_or_empty(t.name) }.to_string()
         };
         let mut tuners = TUNERS.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(e) = tuners.iter().find(|e| e.id == t.id) {

@@ -8,7 +8,7 @@
 
 use super::boundary::{code, err, ffi, trace_error};
 use super::context_object::{Context, Kind};
-use super::ptr::{in_slice, out_slice};
+use super::ptr::{bytes, bytes_mut, calloc_bytes, slice};
 use super::types::{blosc2_context, blosc2_schunk};
 use blosc2_core::chunk::header::MAX_BUFFERSIZE;
 use blosc2_core::chunk::vlblocks::{VlChunk, VlScratch};
@@ -23,10 +23,10 @@ use std::ptr;
 /// checks the block starts against it rather than against `cbytes`.
 ///
 /// # Safety
-/// `src` is non-NULL and has `srcsize` readable bytes.
+/// `src` is NULL or has `srcsize` readable bytes.
 unsafe fn chunk_at<'a>(src: *const c_void, srcsize: i32) -> Result<&'a [u8], ErrorKind> {
-    // SAFETY: forwarded caller contract; a negative size reads nothing.
-    Ok(unsafe { in_slice(src, srcsize.max(0) as usize) })
+    // SAFETY: `src` is NULL or has `srcsize` readable bytes, per the contract.
+    unsafe { bytes(src, srcsize.max(0) as usize) }
 }
 
 /// The chunk at `src`, completed first when it is a lazy chunk of the
@@ -59,13 +59,10 @@ fn malloc_block(
     scratch: &mut VlScratch,
 ) -> Result<(*mut u8, usize), ErrorKind> {
     let n = vl.block_nbytes(j)?;
-    // SAFETY: plain allocation; n > 0 for every valid block.
-    let p = unsafe { libc::malloc(n) }.cast::<u8>();
-    if p.is_null() {
-        return Err(ErrorKind::MemoryAlloc);
-    }
-    // SAFETY: p has n writable bytes that nothing else references.
-    let out = unsafe { out_slice(p.cast(), n) };
+    let p = calloc_bytes(n)?;
+    // SAFETY: `p` is a fresh zeroed block of n bytes that nothing else
+    // references.
+    let out = unsafe { bytes_mut(p.cast(), n) }?;
     let post = d.postfilter.as_deref().map(|f| (f, d.nchunk));
     if let Err(e) = vl.decode_block(j, out, scratch, post) {
         // SAFETY: p came from malloc above and was not handed out.
@@ -108,13 +105,13 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
                 return err(ErrorKind::InvalidParam);
             }
             let n = nblocks as usize;
-            // SAFETY: both arrays hold `nblocks` entries per the contract.
-            let (ptrs, sizes) = unsafe {
-                (
-                    std::slice::from_raw_parts(srcs, n),
-                    std::slice::from_raw_parts(srcsizes, n),
-                )
-            };
+            // SAFETY: `srcs` and `srcsizes` (non-NULL) hold `nblocks` entries,
+            // per the contract.
+            let (ptrs, sizes) =
+                match unsafe { slice(srcs, n).and_then(|p| Ok((p, slice(srcsizes, n)?))) } {
+                    Ok(v) => v,
+                    Err(e) => return err(e),
+                };
             let mut blocks = Vec::with_capacity(n);
             let mut total = 0i64;
             for (i, (&p, &len)) in ptrs.iter().zip(sizes).enumerate() {
@@ -126,8 +123,12 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
                 if total > MAX_BUFFERSIZE as i64 {
                     return err(ErrorKind::MaxBufsizeExceeded);
                 }
-                // SAFETY: `srcs[i]` has `srcsizes[i]` readable bytes per the contract.
-                blocks.push(unsafe { in_slice(p, len as usize) });
+                // SAFETY: `srcs[i]` (non-NULL) has `srcsizes[i]` (> 0) readable
+                // bytes, per the contract.
+                match unsafe { bytes(p, len as usize) } {
+                    Ok(b) => blocks.push(b),
+                    Err(e) => return err(e),
+                }
             }
             if dest.is_null() {
                 return err(ErrorKind::NullPointer);
@@ -135,9 +136,12 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
             if destsize < 0 {
                 return err(ErrorKind::MaxBufsizeExceeded);
             }
-            // SAFETY: `destsize` writable bytes per the contract.
-            let out = unsafe { out_slice(dest, destsize as usize) };
-            code(comp.vlcompress(&blocks, out))
+            // SAFETY: `dest` (non-NULL) has `destsize` (>= 0) writable bytes,
+            // disjoint from the sources, per the contract.
+            match unsafe { bytes_mut(dest, destsize as usize) } {
+                Ok(out) => code(comp.vlcompress(&blocks, out)),
+                Err(e) => err(e),
+            }
         })
     })
 }
@@ -200,21 +204,26 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
                 }
             };
             for len in vl.block_sizes() {
-                // SAFETY: plain allocation; every valid block has len > 0.
-                let p = unsafe { libc::malloc(len) }.cast::<u8>();
-                if p.is_null() {
-                    free_all(&got);
-                    return err(ErrorKind::MemoryAlloc);
+                match calloc_bytes(len) {
+                    Ok(p) => got.push((p, len)),
+                    Err(e) => {
+                        free_all(&got);
+                        return err(e);
+                    }
                 }
-                got.push((p, len));
             }
-            let outs: Vec<(usize, &mut [u8])> = got
-                .iter()
-                .enumerate()
-                // SAFETY: each buffer has `len` writable bytes and is referenced
-                // by this slice only, until decoding ends.
-                .map(|(j, &(p, len))| (j, unsafe { out_slice(p.cast(), len) }))
-                .collect();
+            let mut outs: Vec<(usize, &mut [u8])> = Vec::with_capacity(n);
+            for (j, &(p, len)) in got.iter().enumerate() {
+                // SAFETY: each block is a fresh zeroed allocation of `len`
+                // bytes, referenced by this slice only until decoding ends.
+                match unsafe { bytes_mut(p.cast(), len) } {
+                    Ok(b) => outs.push((j, b)),
+                    Err(e) => {
+                        free_all(&got);
+                        return err(e);
+                    }
+                }
+            }
             // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
             let nchunk = unsafe { super::context::current_nchunk(c.dparams.schunk) };
             let post = d.postfilter.as_deref().map(|f| (f, nchunk));

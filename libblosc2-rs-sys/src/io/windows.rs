@@ -87,14 +87,21 @@ pub(super) unsafe fn pio(
             let Some(at) = pos.checked_add(done as u64) else {
                 break;
             };
-            // SAFETY: `buf + done` has `todo` bytes per the caller, and
-            // nothing else uses them during the call.
+            // SAFETY: done < n, so `buf + done` stays inside the caller's
+            // `n` bytes, of which `todo` follow it.
+            let at_buf = unsafe { buf.add(done) };
+            // SAFETY: those `todo` bytes are readable (a write) or writable
+            // (a read) and nothing else uses them during the call, per the
+            // contract.
             let r = unsafe {
                 if write {
-                    file.seek_write(std::slice::from_raw_parts(buf.add(done), todo), at)
+                    crate::ptr::slice(at_buf.cast_const(), todo).map(|s| file.seek_write(s, at))
                 } else {
-                    file.seek_read(std::slice::from_raw_parts_mut(buf.add(done), todo), at)
+                    crate::ptr::slice_mut(at_buf, todo).map(|s| file.seek_read(s, at))
                 }
+            };
+            let Ok(r) = r else {
+                break;
             };
             match r {
                 Ok(0) => break,

@@ -7,7 +7,6 @@
 use super::call::with;
 use crate::boundary::{err, ffi};
 use crate::consts::*;
-use crate::ptr::urlpath as c_path;
 use crate::types::{blosc2_schunk, blosc2rs_verify_report};
 use blosc2_core::error::ErrorKind;
 use blosc2_core::frame::checksum::Damage;
@@ -143,7 +142,7 @@ pub unsafe extern "C" fn blosc2rs_verify_frame(
             return err(ErrorKind::NullPointer);
         }
         // SAFETY: forwarded contract.
-        let Some(path) = (unsafe { c_path(urlpath) }) else {
+        let Some(path) = (unsafe { crate::ptr::urlpath(urlpath) }) else {
             return err(ErrorKind::NullPointer);
         };
         let Ok(offset) = u64::try_from(offset) else {

@@ -29,8 +29,9 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
         let r = unsafe {
             with(schunk, |core| {
                 let n = core.nchunks() as usize;
-                // SAFETY: `nchunks` readable values per the contract.
-                let order = std::slice::from_raw_parts(offsets_order, n);
+                // SAFETY: `offsets_order` (non-NULL) has `nchunks` readable
+                // values, per the contract.
+                let order = crate::ptr::slice(offsets_order, n)?;
                 core.reorder(order).map(|()| 0i64)
             })
         };

@@ -7,7 +7,7 @@
 //! on every chunk at once.
 
 use super::call::{pull, with};
-use crate::boundary::{code, err, ffi, CValue};
+use crate::boundary::{code, err, ffi, or_return, CValue};
 use crate::handle::{handle_ref, set_current_nchunk};
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
@@ -140,8 +140,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         if nbytes < 0 || (src.is_null() && nbytes > 0) {
             return err(ErrorKind::InvalidParam) as i64;
         }
-        // SAFETY: `nbytes` readable bytes per the contract.
-        let s = unsafe { crate::ptr::in_slice(src, nbytes as usize) };
+        // SAFETY: `src` has `nbytes` (>= 0) readable bytes, per the contract.
+        let s = or_return!(unsafe { crate::ptr::bytes(src, nbytes as usize) });
         // As upstream: compress through the super-chunk's context, then
         // append. Only the first step runs prefilters and plugins, and
         // it shares the super-chunk with them.
@@ -179,8 +179,9 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
         if dest.is_null() || nbytes < 0 {
             return err(ErrorKind::InvalidParam);
         }
-        // SAFETY: `nbytes` writable bytes per the contract.
-        let out = unsafe { crate::ptr::out_slice(dest, nbytes as usize) };
+        // SAFETY: `dest` (non-NULL) has `nbytes` (>= 0) writable bytes, per
+        // the contract.
+        let out = or_return!(unsafe { crate::ptr::bytes_mut(dest, nbytes as usize) });
         code(h.core.decompress_chunk(nchunk, out))
     })
 }
@@ -221,15 +222,9 @@ unsafe fn get_chunk_impl(
     };
     // Always a malloc()ed copy: the caller frees it, and it stays valid
     // whatever happens to the super-chunk afterwards.
-    // SAFETY: plain allocation of c.len() (> 0) bytes.
-    let p = unsafe { libc::malloc(c.len().max(1)) }.cast::<u8>();
-    if p.is_null() {
-        return err(ErrorKind::MemoryAlloc);
-    }
-    // SAFETY: p has c.len() writable bytes, disjoint from `c`; the out
-    // pointers are writable per the contract.
+    let p = or_return!(crate::ptr::malloc_copy(&c));
+    // SAFETY: the out pointers are writable, per the contract.
     unsafe {
-        ptr::copy_nonoverlapping(c.as_ptr(), p, c.len());
         *chunk = p;
         *needs_free = true;
     }

@@ -7,7 +7,6 @@
 
 use super::call::with;
 use crate::boundary::{err, ffi};
-use crate::ptr::urlpath as c_path;
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
 use blosc2_core::error::ErrorKind;
@@ -47,14 +46,12 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
             Ok(f) => f,
             Err(e) => return err(e) as i64,
         };
-        // SAFETY: plain allocation.
-        let p = unsafe { libc::malloc(f.len()) }.cast::<u8>();
-        if p.is_null() {
-            return err(ErrorKind::MemoryAlloc) as i64;
-        }
-        // SAFETY: p has f.len() writable bytes; out pointers writable per contract.
+        let p = match crate::ptr::malloc_copy(&f) {
+            Ok(p) => p,
+            Err(e) => return err(e) as i64,
+        };
+        // SAFETY: the out pointers are writable, per the contract.
         unsafe {
-            ptr::copy_nonoverlapping(f.as_ptr(), p, f.len());
             *cframe = p;
             *needs_free = true;
         }
@@ -73,7 +70,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
 ) -> i64 {
     ffi!({
         // SAFETY: per the contract.
-        let Some(path) = (unsafe { c_path(urlpath) }) else {
+        let Some(path) = (unsafe { crate::ptr::urlpath(urlpath) }) else {
             return err(ErrorKind::NullPointer) as i64;
         };
         // SAFETY: forwarded contract.
@@ -92,7 +89,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
 ) -> i64 {
     ffi!({
         // SAFETY: per the contract.
-        let Some(path) = (unsafe { c_path(urlpath) }) else {
+        let Some(path) = (unsafe { crate::ptr::urlpath(urlpath) }) else {
             return err(ErrorKind::NullPointer) as i64;
         };
         // SAFETY: forwarded contract.
@@ -126,12 +123,6 @@ pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) ->
         let Ok(offs) = h.core.offsets() else {
             return ptr::null_mut();
         };
-        // SAFETY: plain allocation.
-        let p = unsafe { libc::malloc(offs.len().max(1) * 8) }.cast::<i64>();
-        if !p.is_null() {
-            // SAFETY: p has room for offs.len() values.
-            unsafe { ptr::copy_nonoverlapping(offs.as_ptr(), p, offs.len()) };
-        }
-        p
+        crate::ptr::malloc_copy(&offs).unwrap_or(ptr::null_mut())
     })
 }

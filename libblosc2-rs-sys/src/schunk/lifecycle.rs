@@ -8,7 +8,6 @@
 use crate::boundary::{err, ffi, trace_error};
 use crate::context_object::{cctx_refused, core_cparams, effective_cparams};
 use crate::handle::{handle, Handle};
-use crate::ptr::urlpath as c_path;
 use crate::types::{blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_schunk, blosc2_storage};
 use blosc2_core::chunk::DParams;
 use blosc2_core::error::ErrorKind;
@@ -68,7 +67,7 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
         // SAFETY: as above.
         let io = unsafe { st.io.as_ref() }.copied().unwrap_or_default();
         // SAFETY: as above.
-        let urlpath = unsafe { c_path(st.urlpath) };
+        let urlpath = unsafe { crate::ptr::urlpath(st.urlpath) };
         finish((|| {
             let eff = effective_cparams(cp).ok_or(ErrorKind::InvalidParam)?;
             // upstream makes the compression context before the frame
@@ -145,8 +144,14 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
         if cframe.is_null() || len <= 0 {
             return ptr::null_mut();
         }
-        // SAFETY: `len` readable bytes at `cframe` per the contract.
-        let buf = unsafe { std::slice::from_raw_parts(cframe, len as usize) };
+        let Ok(n) = usize::try_from(len) else {
+            return ptr::null_mut();
+        };
+        // SAFETY: `cframe` (non-NULL) has `len` readable bytes, per the
+        // contract.
+        let Ok(buf) = (unsafe { crate::ptr::slice(cframe, n) }) else {
+            return ptr::null_mut();
+        };
         finish(SuperChunk::from_buffer(buf, copy).map(|core| {
             let mut h = adopt(core, blosc2_io::default());
             if !copy {
@@ -186,7 +191,7 @@ unsafe fn open_with(
     udio: *const blosc2_io,
 ) -> *mut blosc2_schunk {
     // SAFETY: per the contract.
-    let Some(path) = (unsafe { c_path(urlpath) }) else {
+    let Some(path) = (unsafe { crate::ptr::urlpath(urlpath) }) else {
         err(ErrorKind::NullPointer);
         return ptr::null_mut();
     };
@@ -285,7 +290,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         // SAFETY: as above.
         let io = unsafe { st.io.as_ref() }.copied().unwrap_or_default();
         // SAFETY: as above.
-        let urlpath = unsafe { c_path(st.urlpath) };
+        let urlpath = unsafe { crate::ptr::urlpath(st.urlpath) };
         finish((|| {
             // Without cparams the copy compresses as the source does (and
             // keeps its chunks); with them, as they say, which makes the

@@ -6,23 +6,24 @@
 //! trailer, never the chunk data.
 
 use super::call::with;
-use crate::boundary::{err, ffi};
+use crate::boundary::{err, ffi, or_return};
 use crate::context_object::{core_cparams, effective_cparams};
-use crate::ptr::c_str as c_name;
+use crate::ptr::c_str;
 use crate::reading::reading;
 use crate::types::{blosc2_cparams, blosc2_schunk};
 use blosc2_core::error::ErrorKind;
 use std::ffi::{c_char, c_int};
 use std::ptr;
 
+/// A metalayer's content: upstream answers a missing one with
+/// `BLOSC2_ERROR_INVALID_PARAM`, not `NULL_POINTER`.
+///
 /// # Safety
 /// `content` is NULL or has `len` readable bytes.
 unsafe fn content<'a>(content: *const u8, len: i32) -> Result<&'a [u8], ErrorKind> {
-    if len < 0 || (len > 0 && content.is_null()) {
-        return Err(ErrorKind::InvalidParam);
-    }
-    // SAFETY: per the contract.
-    Ok(unsafe { crate::ptr::in_slice(content.cast(), len as usize) })
+    let n = usize::try_from(len).map_err(|_| ErrorKind::InvalidParam)?;
+    // SAFETY: NULL or `len` readable bytes, per the contract.
+    unsafe { crate::ptr::slice(content, n) }.map_err(|_| ErrorKind::InvalidParam)
 }
 
 /// Add a fixed-size metalayer; returns its index.
@@ -40,7 +41,7 @@ pub unsafe extern "C" fn blosc2_meta_add(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
+                let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
                 core.meta_add(n, content(content_, content_len)?)
                     .map(|i| i as i64)
             })
@@ -64,7 +65,7 @@ pub unsafe extern "C" fn blosc2_meta_update(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
+                let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
                 core.meta_update(n, content(content_, content_len)?)
                     .map(|i| i as i64)
             })
@@ -84,7 +85,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
 ) -> c_int {
     ffi!({
         // SAFETY: per the contract.
-        let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_name(name) }) else {
+        let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_str(name) }) else {
             return ErrorKind::InvalidParam.code();
         };
         if n.len() > blosc2_core::metalayers::NAME_MAXLEN {
@@ -120,7 +121,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
+                let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
                 let cp = vl_cparams(cparams);
                 core.vlmeta_add(n, content(content_, content_len)?, cp.as_ref())
                     .map(|i| i as i64)
@@ -146,7 +147,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
+                let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
                 let cp = vl_cparams(cparams);
                 core.vlmeta_update(n, content(content_, content_len)?, cp.as_ref())
                     .map(|i| i as i64)
@@ -169,7 +170,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
 ) -> c_int {
     ffi!({
         // SAFETY: per the contract.
-        let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_name(name) }) else {
+        let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_str(name) }) else {
             return err(ErrorKind::InvalidParam);
         };
         if content_.is_null() || content_len.is_null() {
@@ -182,17 +183,11 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
             Ok(v) => v,
             Err(e) => return err(e),
         };
+        // Empty content: NULL, as upstream's malloc(0) may give.
         let p = if v.is_empty() {
             ptr::null_mut()
         } else {
-            // SAFETY: plain allocation.
-            let p = unsafe { libc::malloc(v.len()) }.cast::<u8>();
-            if p.is_null() {
-                return err(ErrorKind::MemoryAlloc);
-            }
-            // SAFETY: p has v.len() writable bytes.
-            unsafe { ptr::copy_nonoverlapping(v.as_ptr(), p, v.len()) };
-            p
+            or_return!(crate::ptr::malloc_copy(&v))
         };
         // SAFETY: writable per the contract.
         unsafe {
@@ -216,7 +211,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(
         // SAFETY: forwarded contract.
         let r = unsafe {
             with(schunk, |core| {
-                let n = c_name(name).ok_or(ErrorKind::InvalidParam)?;
+                let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
                 core.vlmeta_delete(n).map(|i| i as i64)
             })
         };

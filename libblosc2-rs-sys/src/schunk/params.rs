@@ -4,7 +4,7 @@
 //! Separate because they describe a super-chunk (or a future one) rather
 //! than act on it.
 
-use crate::boundary::{err, ffi};
+use crate::boundary::{err, ffi, or_return};
 use crate::handle::handle_ref;
 use crate::types::{blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_schunk, blosc2_storage};
 use blosc2_core::error::ErrorKind;
@@ -39,15 +39,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
         cp.filters = core.filters;
         cp.filters_meta = core.filters_meta;
         cp.schunk = schunk.cast();
-        // SAFETY: plain allocation, then a write of one value into it.
-        unsafe {
-            let p = libc::calloc(1, std::mem::size_of::<blosc2_cparams>()).cast::<blosc2_cparams>();
-            if p.is_null() {
-                return err(ErrorKind::MemoryAlloc);
-            }
-            p.write(cp);
-            *cparams = p;
-        }
+        let p = or_return!(crate::ptr::malloc_value(cp));
+        // SAFETY: `cparams` (non-NULL) is writable, per the contract.
+        unsafe { *cparams = p };
         0
     })
 }
@@ -71,15 +65,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
         }
         let mut dp = *h.dparams;
         dp.schunk = schunk.cast();
-        // SAFETY: plain allocation, then a write of one value into it.
-        unsafe {
-            let p = libc::calloc(1, std::mem::size_of::<blosc2_dparams>()).cast::<blosc2_dparams>();
-            if p.is_null() {
-                return err(ErrorKind::MemoryAlloc);
-            }
-            p.write(dp);
-            *dparams = p;
-        }
+        let p = or_return!(crate::ptr::malloc_value(dp));
+        // SAFETY: `dparams` (non-NULL) is writable, per the contract.
+        unsafe { *dparams = p };
         0
     })
 }

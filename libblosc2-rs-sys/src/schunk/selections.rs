@@ -41,12 +41,16 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
         let Some(len) = (ncoords as usize).checked_mul(ts) else {
             return ErrorKind::InvalidParam.code();
         };
-        // SAFETY: `ncoords` values and `ncoords` items of room per the contract.
-        let (c, out) = unsafe {
+        // SAFETY: `coords` has `ncoords` values and `buffer` room for as
+        // many items, per the contract.
+        let (c, out) = match unsafe {
             (
-                std::slice::from_raw_parts(coords, ncoords as usize),
-                crate::ptr::out_slice(buffer, len),
+                crate::ptr::slice(coords, ncoords as usize),
+                crate::ptr::bytes_mut(buffer, len),
             )
+        } {
+            (Ok(c), Ok(out)) => (c, out),
+            (Err(e), _) | (_, Err(e)) => return err(e),
         };
         code(h.core.get_sparse(c, out))
     })
@@ -85,12 +89,11 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
             let nd = arr.ndim();
             // SAFETY: `ndim` readable values each, per the contract for
             // arrays (as upstream's b2nd_get_slice_nchunks reads them).
-            let (a, b) = unsafe {
-                (
-                    std::slice::from_raw_parts(start, nd),
-                    std::slice::from_raw_parts(stop, nd),
-                )
-            };
+            let (a, b) =
+                match unsafe { (crate::ptr::slice(start, nd), crate::ptr::slice(stop, nd)) } {
+                    (Ok(a), Ok(b)) => (a, b),
+                    (Err(e), _) | (_, Err(e)) => return err(e) as i64,
+                };
             arr.slice_chunks(a, b)
         } else {
             // SAFETY: one readable value each per the contract.
@@ -101,17 +104,13 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
             Ok(v) => v,
             Err(e) => return err(e) as i64,
         };
+        // No chunks: NULL, as upstream's blosc2_get_slice_nchunks hands out.
         let p = if v.is_empty() {
             ptr::null_mut()
         } else {
-            // SAFETY: plain allocation, filled right away.
-            unsafe {
-                let p = libc::malloc(v.len() * 8).cast::<i64>();
-                if p.is_null() {
-                    return err(ErrorKind::MemoryAlloc) as i64;
-                }
-                ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
-                p
+            match crate::ptr::malloc_copy(&v) {
+                Ok(p) => p,
+                Err(e) => return err(e) as i64,
             }
         };
         // SAFETY: writable per the contract.

@@ -6,7 +6,7 @@
 //! chunk boundaries.
 
 use super::call::{pull, with};
-use crate::boundary::{code, err, ffi};
+use crate::boundary::{code, err, ffi, or_return};
 use crate::handle::{handle, handle_ref};
 use crate::reading::reading;
 use crate::types::blosc2_schunk;
@@ -40,8 +40,12 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
         if buffer.is_null() && len > 0 {
             return err(ErrorKind::NullPointer);
         }
-        // SAFETY: `len` writable bytes per the contract.
-        let out = unsafe { crate::ptr::out_slice(buffer, len as usize) };
+        let Ok(len) = usize::try_from(len) else {
+            return err(ErrorKind::MaxBufsizeExceeded);
+        };
+        // SAFETY: `buffer` has `(stop - start) * typesize` = `len` writable
+        // bytes, per the contract.
+        let out = or_return!(unsafe { crate::ptr::bytes_mut(buffer, len) });
         code(h.core.get_slice(start, stop, out))
     })
 }
@@ -73,8 +77,12 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         if buffer.is_null() && len > 0 {
             return err(ErrorKind::NullPointer);
         }
-        // SAFETY: `len` readable bytes per the contract.
-        let src = unsafe { crate::ptr::in_slice(buffer, len as usize) };
+        let Ok(len) = usize::try_from(len) else {
+            return err(ErrorKind::MaxBufsizeExceeded);
+        };
+        // SAFETY: `buffer` has `(stop - start) * typesize` = `len` readable
+        // bytes, per the contract.
+        let src = or_return!(unsafe { crate::ptr::bytes(buffer, len) });
         // SAFETY: per the contract.
         unsafe { pull(schunk) };
         // With locking, the whole slice is one change: the frame lock is
