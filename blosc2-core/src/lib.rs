@@ -91,9 +91,13 @@
 //! ## Safety
 //!
 //! The core has no `unsafe` outside its SIMD kernels (runtime-detected,
-//! each tested against a scalar fallback). Every parser checks lengths and
-//! offsets; damaged input gives an [`Error`], never a panic.
+//! each tested against a scalar fallback) and the thin wrappers of the C
+//! codecs (lz4, zstd, and zlib-ng or the system zlib when chosen), which
+//! keep their FFI private behind safe functions. `#![deny(unsafe_code)]`
+//! holds it there: only those modules allow it. Every parser checks
+//! lengths and offsets; damaged input gives an [`Error`], never a panic.
 
+#![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 

@@ -26,6 +26,9 @@
 //! zlib-rs and zlib-ng produce the same compressed bytes as the reference
 //! (see the tests); a system zlib writes valid streams that may differ.
 
+// One of the places lib.rs allows `unsafe`: zlib-ng or the system zlib through their C API (the zlib-rs backend is safe).
+#![allow(unsafe_code)]
+
 use crate::error::{ErrorKind, Result};
 
 /// Library name reported by `blosc2_get_complib_info` for zlib.

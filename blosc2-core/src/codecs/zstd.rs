@@ -14,6 +14,9 @@
 //! `Err(ErrorKind::Data)` for anything zstd rejects (including a frame larger
 //! than `output`).
 
+// One of the places lib.rs allows `unsafe`: the C zstd library through zstd-sys.
+#![allow(unsafe_code)]
+
 // FFI is confined to the private `ffi` module; every unsafe block says why it holds.
 #![deny(clippy::undocumented_unsafe_blocks)]
 

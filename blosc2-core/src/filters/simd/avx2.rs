@@ -15,6 +15,9 @@
 //! an index and check bounds, so the only unsafe code is the pointer access
 //! of the intrinsic itself.
 
+// One of the places lib.rs allows `unsafe`: AVX2 intrinsics.
+#![allow(unsafe_code)]
+
 #[cfg(target_arch = "x86")]
 use std::arch::x86::*;
 #[cfg(target_arch = "x86_64")]

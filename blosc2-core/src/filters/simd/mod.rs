@@ -10,6 +10,9 @@
 //! All kernels produce byte-identical output: the scalar module is the
 //! reference and the tests below compare every vector kernel against it.
 
+// One of the places lib.rs allows `unsafe`: runtime CPU detection and the calls into `#[target_feature]` kernels.
+#![allow(unsafe_code)]
+
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU8, Ordering};
 

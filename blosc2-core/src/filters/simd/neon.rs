@@ -24,6 +24,9 @@
 //! intrinsic itself; an out-of-range index panics instead of touching
 //! memory outside the slice.
 
+// One of the places lib.rs allows `unsafe`: NEON intrinsics.
+#![allow(unsafe_code)]
+
 use std::arch::aarch64::*;
 
 use super::scalar;

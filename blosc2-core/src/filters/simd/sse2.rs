@@ -1,6 +1,9 @@
 //! SSE2 kernels (128-bit vectors). Same algorithms as `avx2.rs` (see its
 //! module docs), one group of 16 elements per iteration.
 
+// One of the places lib.rs allows `unsafe`: SSE2 intrinsics.
+#![allow(unsafe_code)]
+
 #[cfg(target_arch = "x86")]
 use std::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
