@@ -1184,16 +1184,20 @@ int blosc2_getitem(const void *src,
 // `src` is a chunk; `dest` holds `nitems` items.
 BLOSC_EXPORT int blosc1_getitem(const void *src, int start, int nitems, void *dest);
 
+// The compressor the Blosc1 calls use, by name.
 BLOSC_EXPORT const char *blosc1_get_compressor(void);
 
 // # Safety
 // `compname` is a NUL-terminated string.
 BLOSC_EXPORT int blosc1_set_compressor(const char *compname);
 
+// The forced block size of the Blosc1 calls (0: automatic).
 BLOSC_EXPORT int blosc1_get_blocksize(void);
 
+// Force the block size of the Blosc1 calls (0: automatic).
 BLOSC_EXPORT void blosc1_set_blocksize(size_t blocksize);
 
+// Set the split mode of the Blosc1 calls (`BLOSC_*_SPLIT`).
 BLOSC_EXPORT void blosc1_set_splitmode(int splitmode);
 
 // # Safety
@@ -1440,6 +1444,7 @@ BLOSC_EXPORT void blosc2_destroy(void);
 // Free cached resources; nothing is cached across calls beyond contexts.
 BLOSC_EXPORT int blosc2_free_resources(void);
 
+// The library version, as `BLOSC2_VERSION_STRING`.
 BLOSC_EXPORT const char *blosc2_get_version_string(void);
 
 // Upstream's message for `error_code` (a static string).
@@ -1463,11 +1468,13 @@ BLOSC_EXPORT int blosc2_compname_to_compcode(const char *compname);
 // `compname` is a NUL-terminated string; `complib`/`version` NULL or writable.
 BLOSC_EXPORT int blosc2_get_complib_info(const char *compname, char **complib, char **version);
 
+// The global thread count of the calls without a context.
 BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
 
 // Set the global thread count; returns the previous one (or an error).
 BLOSC_EXPORT int16_t blosc2_set_nthreads(int16_t nthreads);
 
+// Switch the DELTA filter of the Blosc1 calls on (nonzero) or off.
 BLOSC_EXPORT void blosc2_set_delta(int dodelta);
 
 // Run every context's worker threads through `callback` from now on (NULL:
@@ -1482,8 +1489,10 @@ BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, v
 // `timestamp` is NULL or writable.
 BLOSC_EXPORT void blosc_set_timestamp(blosc_timestamp_t *timestamp);
 
+// Nanoseconds from `start_time` to `end_time` (`blosc_set_timestamp`).
 BLOSC_EXPORT double blosc_elapsed_nsecs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
 
+// Seconds from `start_time` to `end_time` (`blosc_set_timestamp`).
 BLOSC_EXPORT double blosc_elapsed_secs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
 
 // # Safety

@@ -59,7 +59,7 @@ fn one_range(s: &str, what: &str) -> Result<(), Fail> {
     Ok(())
 }
 
-pub fn run(a: &CatArgs) -> Result<ExitCode, Fail> {
+pub(crate) fn run(a: &CatArgs) -> Result<ExitCode, Fail> {
     let src = input::open(&a.src.file, a.src.offset)?;
     let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
     let r = match src {

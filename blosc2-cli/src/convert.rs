@@ -410,7 +410,7 @@ fn fit(mut dims: Vec<i32>, ts: i32, max: u64) -> Vec<i32> {
     }
 }
 
-pub fn compress(a: &CompressArgs) -> Result<ExitCode, Fail> {
+pub(crate) fn compress(a: &CompressArgs) -> Result<ExitCode, Fail> {
     let (ts, dtype, default_ts) = item_type(a)?;
     let base = CParams {
         compcode: codec::ZSTD,
@@ -619,7 +619,7 @@ fn write_content(
     }
 }
 
-pub fn decompress(a: &DecompressArgs) -> Result<ExitCode, Fail> {
+pub(crate) fn decompress(a: &DecompressArgs) -> Result<ExitCode, Fail> {
     let src = input::open(&a.input, a.offset)?;
     let show = !a.common.no_progress;
     if is_dash(&a.output) {
@@ -684,7 +684,7 @@ fn recompress_chunk(
     dst.compress_chunk(i, &buf[..n])
 }
 
-pub fn recompress(a: &RecompressArgs) -> Result<ExitCode, Fail> {
+pub(crate) fn recompress(a: &RecompressArgs) -> Result<ExitCode, Fail> {
     let f = match input::open(&a.input, a.offset)? {
         Input::Frame(f) => f,
         Input::Chunk { path, .. } => {

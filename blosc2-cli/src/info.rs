@@ -14,7 +14,7 @@ use crate::names::{self, count};
 use crate::{out, sums};
 use crate::{Fail, InfoArgs};
 
-pub fn run(a: &InfoArgs) -> Result<ExitCode, Fail> {
+pub(crate) fn run(a: &InfoArgs) -> Result<ExitCode, Fail> {
     match report(a) {
         // scripts asking for JSON get JSON, failures included
         Err(f) if a.json && !f.is_pipe_closed() => {
@@ -64,7 +64,7 @@ fn filters_json(f: &[u8; 6], m: &[u8; 6]) -> Value {
 }
 
 /// The facts of one chunk header.
-pub fn chunk_json(h: &ChunkHeader) -> Value {
+pub(crate) fn chunk_json(h: &ChunkHeader) -> Value {
     let special = Special::from_bits(h.special_bits()).and_then(names::special_name);
     json!({
         "version": h.version,
@@ -148,7 +148,7 @@ fn b2nd_json(list: &[Metalayer]) -> Value {
     }
 }
 
-pub fn frame_json(f: &Frame) -> Value {
+pub(crate) fn frame_json(f: &Frame) -> Value {
     let h = f.header();
     let info = &f.info;
     let file_size = match &f.place {

@@ -20,7 +20,7 @@ use crate::Fail;
 
 /// Where FILE's bytes come from.
 #[derive(Clone)]
-pub enum Origin {
+pub(crate) enum Origin {
     Path(PathBuf),
     /// Standard input (`-`), read whole: frames are read out of order.
     Stdin(Arc<[u8]>),
@@ -28,13 +28,13 @@ pub enum Origin {
 
 /// `-`: standard input where a file is read, standard output where one is
 /// written.
-pub fn is_dash(p: &Path) -> bool {
+pub(crate) fn is_dash(p: &Path) -> bool {
     p.as_os_str() == "-"
 }
 
 impl Origin {
     /// The origin of a FILE argument; `-` reads standard input now.
-    pub fn new(path: &Path) -> Result<Origin, Fail> {
+    pub(crate) fn new(path: &Path) -> Result<Origin, Fail> {
         if !is_dash(path) {
             return Ok(Origin::Path(path.to_path_buf()));
         }
@@ -46,14 +46,14 @@ impl Origin {
         Ok(Origin::Stdin(Arc::from(bytes)))
     }
 
-    pub fn name(&self) -> &Path {
+    pub(crate) fn name(&self) -> &Path {
         match self {
             Origin::Path(p) => p,
             Origin::Stdin(_) => Path::new("-"),
         }
     }
 
-    pub fn stream(&self) -> Result<Box<dyn Stream>, Fail> {
+    pub(crate) fn stream(&self) -> Result<Box<dyn Stream>, Fail> {
         match self {
             Origin::Path(p) => open_stream(p),
             Origin::Stdin(b) => Ok(Box::new(io::Bytes(b.clone()))),
@@ -72,7 +72,7 @@ impl Origin {
 
 /// Where the frame is stored.
 #[derive(Clone)]
-pub enum Place {
+pub(crate) enum Place {
     /// A frame file (or standard input), the frame starting `offset` bytes in.
     File { origin: Origin, offset: u64 },
     /// A sparse frame directory.
@@ -81,12 +81,12 @@ pub enum Place {
 
 /// The frame's layout, read without the super-chunk machinery so that it
 /// can be shown (and a broken frame diagnosed) even when opening fails.
-pub struct Frame {
+pub(crate) struct Frame {
     pub place: Place,
     pub info: FrameInfo,
 }
 
-pub enum Input {
+pub(crate) enum Input {
     /// Boxed: a frame's layout is large beside a chunk's bytes.
     Frame(Box<Frame>),
     Chunk {
@@ -109,7 +109,7 @@ fn looks_like_frame(name: &Path, s: &mut dyn Stream, offset: u64) -> Result<bool
     Ok(&b[2..9] == MAGIC)
 }
 
-pub fn open_stream(path: &Path) -> Result<Box<dyn Stream>, Fail> {
+pub(crate) fn open_stream(path: &Path) -> Result<Box<dyn Stream>, Fail> {
     if !path.exists() {
         return Err(Fail::msg(format!("{}: no such file", path.display())));
     }
@@ -161,7 +161,7 @@ fn explain_bad_frame(s: &mut dyn Stream, offset: u64, core: impl Display) -> Str
 /// Classify and read the layout of FILE (frames at `offset` when given);
 /// `-` reads standard input. Errors about a damaged frame point to
 /// `b2 verify`.
-pub fn open(path: &Path, offset: u64) -> Result<Input, Fail> {
+pub(crate) fn open(path: &Path, offset: u64) -> Result<Input, Fail> {
     let origin = Origin::new(path)?;
     open_origin(&origin, offset).map_err(|(f, damaged)| {
         if damaged {
@@ -174,7 +174,7 @@ pub fn open(path: &Path, offset: u64) -> Result<Input, Fail> {
 
 /// As [`open`]; the error tells whether FILE is a damaged frame (where
 /// `b2 verify` can say more).
-pub fn open_origin(origin: &Origin, offset: u64) -> Result<Input, (Fail, bool)> {
+pub(crate) fn open_origin(origin: &Origin, offset: u64) -> Result<Input, (Fail, bool)> {
     let plain = |f: Fail| (f, false);
     let path = origin.name();
     if let Origin::Path(p) = origin {
@@ -292,23 +292,23 @@ fn open_sparse(path: &Path) -> Result<Input, Fail> {
 }
 
 impl Frame {
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match &self.place {
             Place::File { origin, .. } => origin.name(),
             Place::Dir { path } => path,
         }
     }
 
-    pub fn header(&self) -> &FrameHeader {
+    pub(crate) fn header(&self) -> &FrameHeader {
         &self.info.header
     }
 
-    pub fn is_sparse(&self) -> bool {
+    pub(crate) fn is_sparse(&self) -> bool {
         matches!(self.place, Place::Dir { .. })
     }
 
     /// The super-chunk over this frame, for reading chunks.
-    pub fn open_schunk(&self) -> Result<SuperChunk, Fail> {
+    pub(crate) fn open_schunk(&self) -> Result<SuperChunk, Fail> {
         let (path, offset) = match &self.place {
             Place::File {
                 origin: Origin::Stdin(bytes),
@@ -333,7 +333,7 @@ impl Frame {
     /// Why chunk `i` of a sparse frame cannot be read when its file is
     /// gone or cut short: the core says only "File open failure" or "File
     /// read failure".
-    pub fn chunk_file_problem(&self, i: i64) -> Option<String> {
+    pub(crate) fn chunk_file_problem(&self, i: i64) -> Option<String> {
         let Place::Dir { path } = &self.place else {
             return None;
         };
@@ -369,7 +369,7 @@ impl Frame {
 
     /// What a failed read of chunk `i` (through `sc`, this frame's
     /// super-chunk) says.
-    pub fn read_error(&self, sc: &SuperChunk, i: i64, e: ErrorKind) -> String {
+    pub(crate) fn read_error(&self, sc: &SuperChunk, i: i64, e: ErrorKind) -> String {
         match self.chunk_file_problem(i) {
             Some(why) => format!("chunk {i}: {why}"),
             None => crate::sums::read_error(sc, i, e),
@@ -378,7 +378,7 @@ impl Frame {
 
     /// The nominal uncompressed size of chunk `i` (None for frames of
     /// variable-size chunks, where only the chunk's header knows).
-    pub fn nominal_nbytes(&self, i: i64) -> Option<i64> {
+    pub(crate) fn nominal_nbytes(&self, i: i64) -> Option<i64> {
         let h = self.header();
         if h.chunksize <= 0 {
             return None;
@@ -394,7 +394,7 @@ impl Frame {
     /// What the index says about every chunk, with the headers of stored
     /// chunks: read from their first bytes only, so showing the index of a
     /// large frame stays cheap.
-    pub fn chunk_entries(&self) -> Vec<ChunkEntry> {
+    pub(crate) fn chunk_entries(&self) -> Vec<ChunkEntry> {
         // one stream for a frame file; sparse chunks are files of their own
         let mut file = match &self.place {
             Place::File { origin, .. } => Some(origin.stream().map_err(|f| f.0)),
@@ -448,7 +448,7 @@ impl Frame {
     }
 }
 
-pub struct ChunkEntry {
+pub(crate) struct ChunkEntry {
     /// The index value: offset in the chunks section, chunk file number,
     /// or a special marker.
     pub offset: i64,

@@ -22,22 +22,22 @@ use std::process::ExitCode;
 
 /// A failure to report: one line for the user, exit status 1.
 #[derive(Debug)]
-pub struct Fail(pub String);
+pub(crate) struct Fail(pub(crate) String);
 
 impl Fail {
-    pub fn msg(s: impl Into<String>) -> Fail {
+    pub(crate) fn msg(s: impl Into<String>) -> Fail {
         Fail(s.into())
     }
     /// A core error, which carries only a code, with the file and the step.
-    pub fn at(path: &Path, what: &str, e: impl Display) -> Fail {
+    pub(crate) fn at(path: &Path, what: &str, e: impl Display) -> Fail {
         Fail(format!("{}: {what}: {e}", path.display()))
     }
     /// Standard output closed by its reader (`| head`): the reader's
     /// choice, so main exits without a message, with [`PIPE_CLOSED_STATUS`].
-    pub fn pipe_closed() -> Fail {
+    pub(crate) fn pipe_closed() -> Fail {
         Fail(PIPE_CLOSED.into())
     }
-    pub fn is_pipe_closed(&self) -> bool {
+    pub(crate) fn is_pipe_closed(&self) -> bool {
         self.0 == PIPE_CLOSED
     }
 }
@@ -121,167 +121,167 @@ does not open.";
 
 /// Options for reading FILE.
 #[derive(Args, Clone)]
-pub struct Source {
+pub(crate) struct Source {
     /// A frame file, a sparse frame directory or a chunk file ('-' for
     /// standard input).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Where the frame starts in FILE (frames appended to other data).
     #[arg(long, default_value_t = 0, value_name = "BYTES")]
-    pub offset: u64,
+    pub(crate) offset: u64,
 }
 
 #[derive(Args, Clone)]
-pub struct Common {
+pub(crate) struct Common {
     /// Threads for (de)compressing each chunk.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i16).range(1..))]
-    pub nthreads: i16,
+    pub(crate) nthreads: i16,
     /// Never show a progress bar (it only shows when stderr is a terminal).
     #[arg(long)]
-    pub no_progress: bool,
+    pub(crate) no_progress: bool,
 }
 
 #[derive(Args)]
-pub struct InfoArgs {
+pub(crate) struct InfoArgs {
     #[command(flatten)]
-    pub src: Source,
+    pub(crate) src: Source,
     /// Machine-readable output.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 #[derive(Args)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// Frame files, sparse frame directories or chunk files ('-' for
     /// standard input); each gets a line, and several a summary.
     #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// Where the frame starts in each FILE (frames appended to other data).
     #[arg(long, default_value_t = 0, value_name = "BYTES")]
-    pub offset: u64,
+    pub(crate) offset: u64,
     #[command(flatten)]
-    pub common: Common,
+    pub(crate) common: Common,
     /// Machine-readable output.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// Compression parameters; when recompressing, unset ones keep the source's.
 #[derive(Args, Clone, Default)]
-pub struct Params {
+pub(crate) struct Params {
     /// blosclz, lz4, lz4hc, zlib, zstd, or an id; NAME:META sets the codec's
     /// meta. For b2nd arrays only (compress --shape): ndlz:4 or ndlz:8 (cell
     /// side, 2-D), zfp_acc:E (error within 10^E), zfp_prec:BITS, zfp_rate:PCT
     /// (percent of the input size), on float32/float64 items.
     #[arg(long, value_name = "CODEC")]
-    pub codec: Option<String>,
+    pub(crate) codec: Option<String>,
     /// Compression level, 0 (none) to 9.
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=9))]
-    pub clevel: Option<u8>,
+    pub(crate) clevel: Option<u8>,
     /// Filters in the order they run: shuffle, bitshuffle, delta, trunc_prec,
     /// bytedelta, int_trunc, nofilter (NAME or NAME:META, repeatable or
     /// comma-separated, at most 6). For b2nd arrays only: ndcell:SIDE,
     /// ndmean:SIDE (float32/float64).
     #[arg(long = "filter", value_name = "FILTER")]
-    pub filters: Vec<String>,
+    pub(crate) filters: Vec<String>,
 }
 
 #[derive(Args)]
-pub struct CompressArgs {
+pub(crate) struct CompressArgs {
     /// Raw input file ('-' for standard input).
-    pub input: PathBuf,
+    pub(crate) input: PathBuf,
     /// Contiguous frame to write ('-' for standard output).
-    pub output: PathBuf,
+    pub(crate) output: PathBuf,
     #[command(flatten)]
-    pub params: Params,
+    pub(crate) params: Params,
     /// Item size in bytes (what shuffle and delta work on) [default: 1, or
     /// the size of --dtype].
     #[arg(long, value_parser = clap::value_parser!(i32).range(1..))]
-    pub typesize: Option<i32>,
+    pub(crate) typesize: Option<i32>,
     /// Item type, NumPy style: f4, f8, i2, u1, <f8, float64, int32... Sets
     /// the typesize, and the dtype of a b2nd array (--shape).
     #[arg(long)]
-    pub dtype: Option<String>,
+    pub(crate) dtype: Option<String>,
     /// Write a b2nd array of this shape (items per dimension, C order, like
     /// 1000,500) instead of a plain frame; INPUT must hold exactly its items.
     #[arg(long, value_name = "DIMS")]
-    pub shape: Option<String>,
+    pub(crate) shape: Option<String>,
     /// With --shape: items per chunk in each dimension [default: from
     /// --chunksize].
     #[arg(long, value_name = "DIMS", requires = "shape")]
-    pub chunkshape: Option<String>,
+    pub(crate) chunkshape: Option<String>,
     /// With --shape: items per block in each dimension [default: blocks of
     /// at most 256 KiB].
     #[arg(long, value_name = "DIMS", requires = "shape")]
-    pub blockshape: Option<String>,
+    pub(crate) blockshape: Option<String>,
     /// Bytes per chunk (suffixes K, M, G); rounded down to a whole number of items.
     #[arg(long, default_value = "4M", value_parser = parse_size)]
-    pub chunksize: u64,
+    pub(crate) chunksize: u64,
     #[command(flatten)]
-    pub common: Common,
+    pub(crate) common: Common,
     /// Keep checksums in the frame: an XXH3 digest of every chunk and a seal
     /// over the chunk index (docs/checksums.md), which `b2 verify` checks.
     /// C-Blosc2 reads such frames as any other.
     #[arg(long)]
-    pub checksum: bool,
+    pub(crate) checksum: bool,
     /// Replace OUTPUT if it exists.
     #[arg(long, short)]
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
 #[derive(Args)]
-pub struct DecompressArgs {
+pub(crate) struct DecompressArgs {
     /// Frame, sparse frame directory or chunk file ('-' for standard input).
-    pub input: PathBuf,
+    pub(crate) input: PathBuf,
     /// Raw file to write ('-' for standard output).
-    pub output: PathBuf,
+    pub(crate) output: PathBuf,
     /// Where the frame starts in INPUT.
     #[arg(long, default_value_t = 0, value_name = "BYTES")]
-    pub offset: u64,
+    pub(crate) offset: u64,
     #[command(flatten)]
-    pub common: Common,
+    pub(crate) common: Common,
     /// Replace OUTPUT if it exists.
     #[arg(long, short)]
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
 #[derive(Args)]
-pub struct RecompressArgs {
+pub(crate) struct RecompressArgs {
     /// Frame or sparse frame directory ('-' for standard input).
-    pub input: PathBuf,
+    pub(crate) input: PathBuf,
     /// Contiguous frame to write ('-' for standard output).
-    pub output: PathBuf,
+    pub(crate) output: PathBuf,
     /// Where the frame starts in INPUT.
     #[arg(long, default_value_t = 0, value_name = "BYTES")]
-    pub offset: u64,
+    pub(crate) offset: u64,
     #[command(flatten)]
-    pub params: Params,
+    pub(crate) params: Params,
     /// Write OUTPUT with checksums (see compress --checksum). The default when
     /// INPUT has any (sealed, stale or with a damaged seal): OUTPUT's are new
     /// digests of its own chunks, sealed afresh; a sealed INPUT's chunks are
     /// checked as they are read.
     #[arg(long, conflicts_with = "no_checksum")]
-    pub checksum: bool,
+    pub(crate) checksum: bool,
     /// Write OUTPUT without checksums, even when INPUT has them.
     #[arg(long)]
-    pub no_checksum: bool,
+    pub(crate) no_checksum: bool,
     #[command(flatten)]
-    pub common: Common,
+    pub(crate) common: Common,
     /// Replace OUTPUT if it exists.
     #[arg(long, short)]
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
 #[derive(Args)]
-pub struct CatArgs {
+pub(crate) struct CatArgs {
     #[command(flatten)]
-    pub src: Source,
+    pub(crate) src: Source,
     /// Items START:STOP (either may be left out; negative ones count from
     /// the end, as in Python: -10: is the last ten); for b2nd arrays one
     /// range per dimension, comma-separated ("0:10,-3:"), written in C order.
     #[arg(long, value_name = "RANGE", allow_hyphen_values = true)]
-    pub slice: Option<String>,
+    pub(crate) slice: Option<String>,
     #[command(flatten)]
-    pub common: Common,
+    pub(crate) common: Common,
 }
 
 /// `4096`, `64K`, `4M`, `1G` (powers of 1024).

@@ -32,7 +32,7 @@ const FILTERS: &[(&str, u8)] = &[
 ];
 
 /// The API code of a codec name (or a plain number, for plugins).
-pub fn codec_code(name: &str) -> Result<u8, String> {
+pub(crate) fn codec_code(name: &str) -> Result<u8, String> {
     let lower = name.to_ascii_lowercase();
     if let Some((_, c)) = CODECS.iter().find(|(n, _)| *n == lower) {
         return Ok(*c);
@@ -47,7 +47,7 @@ pub fn codec_code(name: &str) -> Result<u8, String> {
 }
 
 /// Name of an API codec code (frame headers, parameters).
-pub fn codec_name(code: u8) -> String {
+pub(crate) fn codec_name(code: u8) -> String {
     match CODECS.iter().find(|(_, c)| *c == code) {
         Some((n, _)) => (*n).to_string(),
         None => format!("codec#{code}"),
@@ -56,7 +56,7 @@ pub fn codec_name(code: u8) -> String {
 
 /// Name of the codec a chunk header records: its format number, which
 /// lz4 and lz4hc share, or the plugin id.
-pub fn chunk_codec_name(format_or_id: u8, from_udcodec: bool) -> String {
+pub(crate) fn chunk_codec_name(format_or_id: u8, from_udcodec: bool) -> String {
     if from_udcodec {
         return codec_name(format_or_id);
     }
@@ -69,7 +69,7 @@ pub fn chunk_codec_name(format_or_id: u8, from_udcodec: bool) -> String {
     }
 }
 
-pub fn filter_name(id: u8) -> String {
+pub(crate) fn filter_name(id: u8) -> String {
     match FILTERS.iter().find(|(_, c)| *c == id) {
         Some((n, _)) => (*n).to_string(),
         None => format!("filter#{id}"),
@@ -78,7 +78,7 @@ pub fn filter_name(id: u8) -> String {
 
 /// One `--filter` value: `NAME` or `NAME:META` (the filter's meta byte,
 /// e.g. `trunc_prec:10` keeps 10 mantissa bits); a comma list allowed.
-pub fn parse_filters(specs: &[String]) -> Result<Vec<(u8, u8)>, String> {
+pub(crate) fn parse_filters(specs: &[String]) -> Result<Vec<(u8, u8)>, String> {
     let mut out = Vec::new();
     for spec in specs {
         for part in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -109,7 +109,7 @@ pub fn parse_filters(specs: &[String]) -> Result<Vec<(u8, u8)>, String> {
 }
 
 /// The filters of a pipeline in the order they run, with their meta.
-pub fn pipeline(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> Vec<(String, u8)> {
+pub(crate) fn pipeline(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> Vec<(String, u8)> {
     filters
         .iter()
         .zip(meta)
@@ -120,7 +120,7 @@ pub fn pipeline(filters: &[u8; MAX_FILTERS], meta: &[u8; MAX_FILTERS]) -> Vec<(S
 
 /// Filters packed the way the pipeline array holds them: at its end, the
 /// last one running last.
-pub fn pack_filters(list: &[(u8, u8)]) -> ([u8; MAX_FILTERS], [u8; MAX_FILTERS]) {
+pub(crate) fn pack_filters(list: &[(u8, u8)]) -> ([u8; MAX_FILTERS], [u8; MAX_FILTERS]) {
     let mut f = [0u8; MAX_FILTERS];
     let mut m = [0u8; MAX_FILTERS];
     let start = MAX_FILTERS - list.len();
@@ -131,7 +131,7 @@ pub fn pack_filters(list: &[(u8, u8)]) -> ([u8; MAX_FILTERS], [u8; MAX_FILTERS])
     (f, m)
 }
 
-pub fn special_name(s: Special) -> Option<&'static str> {
+pub(crate) fn special_name(s: Special) -> Option<&'static str> {
     match s {
         Special::None => None,
         Special::Zero => Some("zeros"),
@@ -141,7 +141,7 @@ pub fn special_name(s: Special) -> Option<&'static str> {
     }
 }
 
-pub fn split_name(mode: u8) -> &'static str {
+pub(crate) fn split_name(mode: u8) -> &'static str {
     match mode {
         1 => "always",
         2 => "never",
@@ -151,7 +151,7 @@ pub fn split_name(mode: u8) -> &'static str {
 }
 
 /// `1 chunk`, `5 chunks`: a count with its noun.
-pub fn count(n: impl Into<i64>, noun: &str) -> String {
+pub(crate) fn count(n: impl Into<i64>, noun: &str) -> String {
     let n = n.into();
     if n == 1 {
         format!("1 {noun}")
@@ -161,13 +161,13 @@ pub fn count(n: impl Into<i64>, noun: &str) -> String {
 }
 
 /// Codec ids that work on the blocks of a b2nd array (NDLZ, ZFP).
-pub const ND_CODECS: std::ops::RangeInclusive<u8> = 32..=35;
+pub(crate) const ND_CODECS: std::ops::RangeInclusive<u8> = 32..=35;
 /// Filter ids that do (NDCELL, NDMEAN).
-pub const ND_FILTERS: [u8; 2] = [32, 33];
+pub(crate) const ND_FILTERS: [u8; 2] = [32, 33];
 
 /// `--codec NAME` or `NAME:META` (the codec's meta byte: ZFP's accuracy
 /// exponent, precision or rate, NDLZ's cell side); the meta when given.
-pub fn parse_codec(spec: &str) -> Result<(u8, Option<u8>), String> {
+pub(crate) fn parse_codec(spec: &str) -> Result<(u8, Option<u8>), String> {
     let (name, meta) = match spec.split_once(':') {
         Some((n, m)) => (n.trim(), Some(parse_meta(m, spec, "codec")?)),
         None => (spec.trim(), None),
@@ -192,7 +192,7 @@ fn parse_meta(m: &str, spec: &str, what: &str) -> Result<u8, String> {
 
 /// An item type as NumPy writes it (`<f8`, `|u1`) from `f8`, `<f8`,
 /// `float64`, `int32`, `uint8`, `bool`...; with its size in bytes.
-pub fn parse_dtype(s: &str) -> Result<(String, i32), String> {
+pub(crate) fn parse_dtype(s: &str) -> Result<(String, i32), String> {
     let t = s.trim().to_ascii_lowercase();
     let named = [
         ("float16", "f2"),
@@ -248,7 +248,7 @@ pub fn parse_dtype(s: &str) -> Result<(String, i32), String> {
 }
 
 /// `100,200`: sizes per dimension of a b2nd array.
-pub fn parse_dims(s: &str, what: &str) -> Result<Vec<i64>, String> {
+pub(crate) fn parse_dims(s: &str, what: &str) -> Result<Vec<i64>, String> {
     let dims: Result<Vec<i64>, _> = s.split(',').map(|d| d.trim().parse::<i64>()).collect();
     match dims {
         Ok(d)

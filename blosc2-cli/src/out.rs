@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use crate::Fail;
 
 /// What a failed write to standard output (or to an output file) becomes.
-pub fn write_err(e: io::Error) -> Fail {
+pub(crate) fn write_err(e: io::Error) -> Fail {
     if e.kind() == io::ErrorKind::BrokenPipe {
         return Fail::pipe_closed();
     }
@@ -17,7 +17,7 @@ pub fn write_err(e: io::Error) -> Fail {
 }
 
 /// Write `text` to standard output and flush it.
-pub fn print(text: &str) -> Result<(), Fail> {
+pub(crate) fn print(text: &str) -> Result<(), Fail> {
     let mut o = io::stdout().lock();
     o.write_all(text.as_bytes())
         .and_then(|_| o.flush())
@@ -25,12 +25,12 @@ pub fn print(text: &str) -> Result<(), Fail> {
 }
 
 /// `text` and a newline.
-pub fn line(text: &str) -> Result<(), Fail> {
+pub(crate) fn line(text: &str) -> Result<(), Fail> {
     print(&format!("{text}\n"))
 }
 
 /// Bytes (a frame) to standard output.
-pub fn write_bytes(data: &[u8]) -> Result<(), Fail> {
+pub(crate) fn write_bytes(data: &[u8]) -> Result<(), Fail> {
     let mut o = io::stdout().lock();
     o.write_all(data).and_then(|_| o.flush()).map_err(write_err)
 }
@@ -38,7 +38,7 @@ pub fn write_bytes(data: &[u8]) -> Result<(), Fail> {
 /// A message line on standard error. Failing to write it is ignored: a
 /// closed stderr (`2>&1 | head -1`) must not turn a finished job into a
 /// panic, and the exit status still tells the outcome.
-pub fn note(text: &str) {
+pub(crate) fn note(text: &str) {
     let mut e = io::stderr().lock();
     let _ = e.write_all(format!("{text}\n").as_bytes());
 }

@@ -5,7 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
 /// A bar over `total` bytes (or chunks when `bytes` is false).
-pub fn bar(total: u64, bytes: bool, enabled: bool, what: &str) -> ProgressBar {
+pub(crate) fn bar(total: u64, bytes: bool, enabled: bool, what: &str) -> ProgressBar {
     // small jobs finish before a bar would help
     if !enabled || !std::io::stderr().is_terminal() || (bytes && total < (64 << 20)) {
         return ProgressBar::hidden();

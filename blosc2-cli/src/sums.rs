@@ -11,7 +11,7 @@ const LIST_MAX: usize = 10;
 
 /// The state's name (as in JSON "state") and, for a corrupt frame, what
 /// is damaged (JSON "damage").
-pub fn state(c: FrameCheck) -> (&'static str, Option<&'static str>) {
+pub(crate) fn state(c: FrameCheck) -> (&'static str, Option<&'static str>) {
     match c {
         FrameCheck::Unverified => ("unverified", None),
         FrameCheck::Stale => ("stale", None),
@@ -50,7 +50,7 @@ fn note(c: FrameCheck) -> Option<&'static str> {
 }
 
 /// `sealed`, `stale (changed by ...)`, `corrupt: seal (the chunk ...)`.
-pub fn describe(c: FrameCheck) -> String {
+pub(crate) fn describe(c: FrameCheck) -> String {
     let (name, dmg) = state(c);
     let mut s = match dmg {
         Some(d) => format!("{name}: {d}"),
@@ -63,7 +63,7 @@ pub fn describe(c: FrameCheck) -> String {
 }
 
 /// The frame state a frame's layout gives, before any chunk is read.
-pub fn from_verdict(v: &Verdict) -> FrameCheck {
+pub(crate) fn from_verdict(v: &Verdict) -> FrameCheck {
     match v {
         Verdict::Unverified => FrameCheck::Unverified,
         Verdict::Stale(_) => FrameCheck::Stale,
@@ -78,7 +78,7 @@ pub fn from_verdict(v: &Verdict) -> FrameCheck {
 
 /// The number of chunks the frame's checksum table describes (None: no
 /// table that reads).
-pub fn table_chunks(v: &Verdict) -> Option<usize> {
+pub(crate) fn table_chunks(v: &Verdict) -> Option<usize> {
     match v {
         Verdict::Stale(t) | Verdict::Sealed { table: t, .. } => Some(t.digests.len()),
         _ => None,
@@ -86,7 +86,7 @@ pub fn table_chunks(v: &Verdict) -> Option<usize> {
 }
 
 /// `verify`'s text: `sealed: 3 verified, 1 corrupt (chunk 2)`.
-pub fn report_text(r: &VerifyReport) -> String {
+pub(crate) fn report_text(r: &VerifyReport) -> String {
     let mut counts = Vec::new();
     if r.verified > 0 {
         counts.push(format!("{} verified", r.verified));
@@ -125,7 +125,7 @@ pub fn report_text(r: &VerifyReport) -> String {
 }
 
 /// `verify --json`'s "checksums" object.
-pub fn report_json(r: &VerifyReport) -> Value {
+pub(crate) fn report_json(r: &VerifyReport) -> Value {
     let (name, dmg) = state(r.frame);
     json!({
         "state": name,
@@ -139,7 +139,7 @@ pub fn report_json(r: &VerifyReport) -> Value {
 
 /// What a failed read of chunk `i` of `sc` says: a frame with checksums
 /// fails reads of chunks that do not match their digest with `Data`.
-pub fn read_error(sc: &SuperChunk, i: i64, e: ErrorKind) -> String {
+pub(crate) fn read_error(sc: &SuperChunk, i: i64, e: ErrorKind) -> String {
     if sc.checksums() && e == ErrorKind::Data {
         format!(
             "chunk {i}: does not match its checksum: its stored bytes are damaged \

@@ -38,7 +38,7 @@ impl ChunkContexts for Threads {
 }
 
 /// Make `sc` decompress each chunk with `nthreads` threads (no-op for 1).
-pub fn set(sc: &mut SuperChunk, nthreads: i16) {
+pub(crate) fn set(sc: &mut SuperChunk, nthreads: i16) {
     if nthreads <= 1 {
         return;
     }

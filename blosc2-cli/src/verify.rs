@@ -51,7 +51,7 @@ struct Good {
     cbytes: i64,
 }
 
-pub fn run(a: &VerifyArgs) -> Result<ExitCode, Fail> {
+pub(crate) fn run(a: &VerifyArgs) -> Result<ExitCode, Fail> {
     match verify_all(a) {
         // scripts asking for JSON get JSON, for failures before any FILE too
         Err(f) if a.json && !f.is_pipe_closed() => {

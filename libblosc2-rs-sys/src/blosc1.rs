@@ -215,6 +215,7 @@ pub unsafe extern "C" fn blosc1_getitem(
     })
 }
 
+/// The compressor the Blosc1 calls use, by name.
 #[no_mangle]
 pub extern "C" fn blosc1_get_compressor() -> *const c_char {
     ffi!({
@@ -246,11 +247,13 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
     })
 }
 
+/// The forced block size of the Blosc1 calls (0: automatic).
 #[no_mangle]
 pub extern "C" fn blosc1_get_blocksize() -> c_int {
     ffi!({ G_BLOCKSIZE.load(Ordering::Relaxed) })
 }
 
+/// Force the block size of the Blosc1 calls (0: automatic).
 #[no_mangle]
 pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
     ffi!({
@@ -258,6 +261,7 @@ pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
     })
 }
 
+/// Set the split mode of the Blosc1 calls (`BLOSC_*_SPLIT`).
 #[no_mangle]
 pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
     ffi!({

@@ -235,8 +235,9 @@ pub unsafe extern "C" fn blosc2_chunk_zeros(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
     ffi!({
+        // SAFETY: `dest` has `destsize` writable bytes, per the contract;
+        // no value pointer is read for this kind.
         unsafe {
             special(
                 cparams,
@@ -259,8 +260,9 @@ pub unsafe extern "C" fn blosc2_chunk_nans(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
     ffi!({
+        // SAFETY: `dest` has `destsize` writable bytes, per the contract;
+        // no value pointer is read for this kind.
         unsafe {
             special(
                 cparams,
@@ -283,8 +285,9 @@ pub unsafe extern "C" fn blosc2_chunk_uninit(
     dest: *mut c_void,
     destsize: i32,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
     ffi!({
+        // SAFETY: `dest` has `destsize` writable bytes, per the contract;
+        // no value pointer is read for this kind.
         unsafe {
             special(
                 cparams,

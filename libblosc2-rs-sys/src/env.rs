@@ -7,20 +7,31 @@ use blosc2_core::chunk::params::SplitMode;
 #[cfg(not(windows))]
 use std::ffi::{c_char, CStr};
 
+/// The `BLOSC_*` variables set when a call starts; `None` where unset or
+/// not a value upstream accepts.
 #[derive(Default, Debug)]
 pub struct Env {
+    /// BLOSC_CLEVEL.
     pub clevel: Option<u8>,
     /// NOSHUFFLE / SHUFFLE / BITSHUFFLE as 0 / 1 / 2.
     pub shuffle: Option<i32>,
+    /// BLOSC_DELTA.
     pub delta: Option<bool>,
+    /// BLOSC_TYPESIZE.
     pub typesize: Option<i32>,
+    /// BLOSC_COMPRESSOR, a codec name.
     pub compressor: Option<String>,
+    /// BLOSC_BLOCKSIZE.
     pub blocksize: Option<i32>,
+    /// BLOSC_NTHREADS.
     pub nthreads: Option<i16>,
     /// Raw value too, so blosc2_decompress can reject out-of-range counts.
     pub nthreads_raw: Option<i64>,
+    /// BLOSC_SPLITMODE.
     pub splitmode: Option<SplitMode>,
+    /// BLOSC_NOLOCK is set.
     pub nolock: bool,
+    /// BLOSC_BLOSC1_COMPAT is set.
     pub blosc1_compat: bool,
 }
 

@@ -56,6 +56,7 @@ pub extern "C" fn blosc2_free_resources() -> c_int {
     ffi!({ 0 })
 }
 
+/// The library version, as `BLOSC2_VERSION_STRING`.
 #[no_mangle]
 pub extern "C" fn blosc2_get_version_string() -> *const c_char {
     ffi!({ VERSION.as_ptr() })
@@ -252,6 +253,7 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
     })
 }
 
+/// The global thread count of the calls without a context.
 #[no_mangle]
 pub extern "C" fn blosc2_get_nthreads() -> i16 {
     ffi!({ G_NTHREADS.load(Ordering::Relaxed) })
@@ -268,6 +270,7 @@ pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
     })
 }
 
+/// Switch the DELTA filter of the Blosc1 calls on (nonzero) or off.
 #[no_mangle]
 pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
     ffi!({
@@ -372,6 +375,7 @@ pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) 
     })
 }
 
+/// Nanoseconds from `start_time` to `end_time` (`blosc_set_timestamp`).
 // One declaration for the header, whose counter differs by system.
 #[no_mangle]
 pub extern "C" fn blosc_elapsed_nsecs(
@@ -399,6 +403,7 @@ pub extern "C" fn blosc_elapsed_nsecs(
     })
 }
 
+/// Seconds from `start_time` to `end_time` (`blosc_set_timestamp`).
 #[no_mangle]
 pub extern "C" fn blosc_elapsed_secs(
     start_time: blosc_timestamp_t,

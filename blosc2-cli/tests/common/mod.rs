@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-pub fn b2(args: &[&str]) -> Output {
+pub(crate) fn b2(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_b2"))
         .args(args)
         .output()
@@ -15,7 +15,7 @@ pub fn b2(args: &[&str]) -> Output {
 }
 
 /// Run b2 and demand success; its stdout.
-pub fn b2_ok(args: &[&str]) -> Vec<u8> {
+pub(crate) fn b2_ok(args: &[&str]) -> Vec<u8> {
     let o = b2(args);
     assert!(
         o.status.success(),
@@ -27,7 +27,7 @@ pub fn b2_ok(args: &[&str]) -> Vec<u8> {
     o.stdout
 }
 
-pub fn sha256_hex(data: &[u8]) -> String {
+pub(crate) fn sha256_hex(data: &[u8]) -> String {
     Sha256::digest(data)
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -35,19 +35,19 @@ pub fn sha256_hex(data: &[u8]) -> String {
 }
 
 /// A scratch directory removed when dropped.
-pub struct Scratch(pub PathBuf);
+pub(crate) struct Scratch(pub PathBuf);
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 impl Scratch {
-    pub fn new(tag: &str) -> Scratch {
+    pub(crate) fn new(tag: &str) -> Scratch {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let p = std::env::temp_dir().join(format!("b2-cli-test-{}-{tag}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         Scratch(p)
     }
-    pub fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.0.join(name)
     }
 }
@@ -58,13 +58,13 @@ impl Drop for Scratch {
     }
 }
 
-pub fn s(p: &Path) -> &str {
+pub(crate) fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
 /// Data that compresses somewhat and differs between items: f64 ramps with
 /// noise in the low bits.
-pub fn sample_f64(n: usize) -> Vec<u8> {
+pub(crate) fn sample_f64(n: usize) -> Vec<u8> {
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut out = Vec::with_capacity(n * 8);
     for i in 0..n {
@@ -78,7 +78,7 @@ pub fn sample_f64(n: usize) -> Vec<u8> {
 }
 
 /// The shared corpora beside the repository, or None with a visible SKIP.
-pub fn shared_interop(test: &str) -> Option<PathBuf> {
+pub(crate) fn shared_interop(test: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/interop");
     if p.is_dir() {
         Some(p)

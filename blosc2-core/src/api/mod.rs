@@ -1,13 +1,13 @@
 //! The typed Rust API over the engine modules: what [`crate`] re-exports at
 //! its root.
 
-pub mod bulk;
-pub mod element;
-pub mod ndarray;
-pub mod params;
+pub(crate) mod bulk;
+pub(crate) mod element;
+pub(crate) mod ndarray;
+pub(crate) mod params;
 mod paths;
-pub mod schunk;
-pub mod stream;
+pub(crate) mod schunk;
+pub(crate) mod stream;
 
 #[cfg(test)]
 mod tests {

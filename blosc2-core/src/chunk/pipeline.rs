@@ -21,13 +21,13 @@ pub(crate) struct PipelineSpec<'a> {
 
 impl PipelineSpec<'_> {
     /// Whether decompression runs any filter (TRUNC_PREC needs no undoing).
-    pub fn has_backward(&self) -> bool {
+    pub(crate) fn has_backward(&self) -> bool {
         self.filters
             .iter()
             .any(|&f| f != filter_id::NOFILTER && f != filter_id::TRUNC_PREC)
     }
 
-    pub fn has_delta(&self) -> bool {
+    pub(crate) fn has_delta(&self) -> bool {
         self.filters.contains(&filter_id::DELTA)
     }
 }

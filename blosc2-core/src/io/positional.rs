@@ -12,7 +12,7 @@ use std::io;
 use std::path::Path;
 
 /// Fill `buf` from `pos`; a file that ends first is an `UnexpectedEof`.
-pub fn read_exact_at(f: &File, buf: &mut [u8], pos: u64) -> io::Result<()> {
+pub(crate) fn read_exact_at(f: &File, buf: &mut [u8], pos: u64) -> io::Result<()> {
     #[cfg(unix)]
     {
         std::os::unix::fs::FileExt::read_exact_at(f, buf, pos)
@@ -36,7 +36,7 @@ pub fn read_exact_at(f: &File, buf: &mut [u8], pos: u64) -> io::Result<()> {
 }
 
 /// As many bytes as the file has at `pos`, up to `buf.len()`, in one call.
-pub fn read_at(f: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
+pub(crate) fn read_at(f: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     #[cfg(unix)]
     {
         std::os::unix::fs::FileExt::read_at(f, buf, pos)
@@ -52,7 +52,7 @@ pub fn read_at(f: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
 }
 
 /// Write all of `data` at `pos`.
-pub fn write_all_at(f: &File, data: &[u8], pos: u64) -> io::Result<()> {
+pub(crate) fn write_all_at(f: &File, data: &[u8], pos: u64) -> io::Result<()> {
     #[cfg(unix)]
     {
         std::os::unix::fs::FileExt::write_all_at(f, data, pos)
@@ -77,7 +77,7 @@ pub fn write_all_at(f: &File, data: &[u8], pos: u64) -> io::Result<()> {
 
 /// Which file `path` names (a key equal for two paths of one file, as a
 /// device and inode pair is on Unix), or None when it cannot be told.
-pub fn identity_of_path(path: &Path) -> Option<(u64, u64)> {
+pub(crate) fn identity_of_path(path: &Path) -> Option<(u64, u64)> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -95,7 +95,7 @@ pub fn identity_of_path(path: &Path) -> Option<(u64, u64)> {
 }
 
 /// [`identity_of_path`] of an open file.
-pub fn identity_of_file(f: &File) -> Option<(u64, u64)> {
+pub(crate) fn identity_of_file(f: &File) -> Option<(u64, u64)> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

@@ -15,7 +15,7 @@ const BLOSC2_FLAGS_AT: usize = 31;
 const TRAILER_FIXED: usize = 12;
 
 /// Where the pieces of a chunk are, from its header alone.
-pub struct Layout {
+pub(super) struct Layout {
     nblocks: usize,
     memcpyed: bool,
     /// Uncompressed block size (the block count for VL-block chunks).
@@ -27,7 +27,7 @@ pub struct Layout {
 impl Layout {
     /// The layout of a chunk that can be lazy; None for the chunks the
     /// reference hands out whole (special values, no blocks).
-    pub fn of(h: &ChunkHeader) -> Result<Option<Layout>> {
+    pub(super) fn of(h: &ChunkHeader) -> Result<Option<Layout>> {
         if !h.is_extended() || h.special_bits() != 0 {
             return Ok(None);
         }
@@ -64,7 +64,7 @@ impl Layout {
 
     /// Bytes of the chunk a lazy chunk copies: the header and, unless
     /// the blocks are stored plainly, the block starts.
-    pub fn meta_len(&self) -> usize {
+    pub(super) fn meta_len(&self) -> usize {
         if self.memcpyed {
             EXTENDED_HEADER_LENGTH
         } else {
@@ -76,7 +76,7 @@ impl Layout {
     /// bytes exist: one stored whole has no block starts to read, so
     /// nothing else bounds its block count (and the lazy chunk's size, 8
     /// bytes a block) by what is really stored.
-    pub fn needs_presence_check(&self) -> bool {
+    pub(super) fn needs_presence_check(&self) -> bool {
         self.memcpyed && self.nblocks > 1 << 16
     }
 
@@ -94,7 +94,7 @@ fn le_i32(b: &[u8], at: usize) -> i32 {
 }
 
 /// Build a lazy chunk from a chunk's first `meta_len` bytes.
-pub fn build(
+pub(super) fn build(
     h: &ChunkHeader,
     layout: &Layout,
     meta: &[u8],
@@ -144,7 +144,7 @@ pub fn build(
 }
 
 /// What completing a lazy chunk takes.
-pub struct Plan {
+pub(super) struct Plan {
     pub cbytes: usize,
     /// Bytes copied from the lazy chunk itself.
     pub meta_len: usize,
@@ -161,7 +161,7 @@ pub struct Plan {
 impl Plan {
     /// Check a lazy chunk and work out the byte ranges of the real chunk
     /// needed to decode bytes `range` of its data (all when None).
-    pub fn parse(lazy: &[u8], range: Option<(usize, usize)>) -> Result<Plan> {
+    pub(super) fn parse(lazy: &[u8], range: Option<(usize, usize)>) -> Result<Plan> {
         let h = ChunkHeader::read(lazy)?;
         if !h.is_lazy() {
             return Err(ErrorKind::InvalidParam);
@@ -245,20 +245,20 @@ impl Plan {
     /// Whether every block read for a range ends within its own extent in
     /// `out` (the chunk completed from the extents); see
     /// [`crate::chunk::decompress::streams_fit`].
-    pub fn blocks_fit(&self, out: &[u8]) -> bool {
+    pub(super) fn blocks_fit(&self, out: &[u8]) -> bool {
         self.blocks.iter().all(|&(a, b, nstreams)| {
             out.get(..b)
                 .is_some_and(|c| crate::chunk::decompress::streams_fit(c, a, nstreams))
         })
     }
 
-    pub fn extents(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+    pub(super) fn extents(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.extents.iter().copied()
     }
 }
 
 /// Make a completed lazy chunk an ordinary one again.
-pub fn clear_flag(chunk: &mut [u8]) {
+pub(super) fn clear_flag(chunk: &mut [u8]) {
     if chunk.len() > BLOSC2_FLAGS_AT {
         chunk[BLOSC2_FLAGS_AT] &= !blosc2_flags::LAZY;
     }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 const SEQ_AT: u64 = 8;
 
 /// The sidecar lock file of the frame at `urlpath`.
-pub fn sidecar(urlpath: &Path, sparse: bool) -> PathBuf {
+pub(super) fn sidecar(urlpath: &Path, sparse: bool) -> PathBuf {
     if sparse {
         urlpath.join(".b2lock")
     } else {
@@ -32,7 +32,7 @@ pub fn sidecar(urlpath: &Path, sparse: bool) -> PathBuf {
 }
 
 /// One handle's lock on a frame; re-entrant.
-pub struct FrameLock {
+pub(super) struct FrameLock {
     path: PathBuf,
     file: Option<File>,
     depth: u32,
@@ -41,7 +41,7 @@ pub struct FrameLock {
 }
 
 impl FrameLock {
-    pub fn new(path: PathBuf) -> FrameLock {
+    pub(super) fn new(path: PathBuf) -> FrameLock {
         FrameLock {
             path,
             file: None,
@@ -52,7 +52,7 @@ impl FrameLock {
 
     /// Take the lock (nested calls only count). Returns whether another
     /// handle changed the frame since this one last held it.
-    pub fn acquire(&mut self, exclusive: bool) -> Result<bool> {
+    pub(super) fn acquire(&mut self, exclusive: bool) -> Result<bool> {
         if self.depth > 0 {
             self.depth += 1;
             return Ok(false);
@@ -94,7 +94,7 @@ impl FrameLock {
         Ok(changed)
     }
 
-    pub fn release(&mut self) -> Result<()> {
+    pub(super) fn release(&mut self) -> Result<()> {
         if self.depth == 0 {
             return Ok(());
         }

@@ -101,8 +101,8 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
                 Some(Err(e)) => Err(e),
                 None => Err(ErrorKind::NullPointer),
             };
-        // SAFETY: forwarded contract.
         let r = match updates {
+            // SAFETY: `schunk` is live, per the contract.
             Ok(updates) => unsafe {
                 with(schunk, |core| {
                     core.store_slice_updates(updates).map(|_| 0i64)
