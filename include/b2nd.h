@@ -339,7 +339,8 @@ int b2nd_deserialize_meta(const uint8_t *smeta,
 // Strided N-d copy between C buffers (`itemsize` up to 255).
 //
 // # Safety
-// As `b2nd_copy_buffer2`.
+// The shape and position arrays have `ndim` values; `src` and `dst` hold
+// every item the box reaches in them.
 BLOSC_EXPORT
 B2ND_DEPRECATED("Use b2nd_copy_buffer2 instead.")
 int b2nd_copy_buffer(int8_t ndim,
@@ -469,7 +470,9 @@ int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
 // per-dimension `selection` lists.
 //
 // # Safety
-// As for `b2nd_get_orthogonal_selection`, with `buffer` readable.
+// `array` live; `selection`/`selection_size`/`buffershape` have ndim
+// entries, `selection[i]` has `selection_size[i]` values; `buffer` has
+// `buffersize` readable bytes.
 BLOSC_EXPORT
 int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
                                   int64_t **selection,

@@ -1150,7 +1150,7 @@ int blosc2_compress(int clevel,
 // Blosc1 spelling of `blosc2_compress`.
 //
 // # Safety
-// As `blosc2_compress`.
+// `src` has `nbytes` readable bytes, `dest` `destsize` writable bytes.
 BLOSC_EXPORT
 int blosc1_compress(int clevel,
                     int doshuffle,
@@ -1209,7 +1209,7 @@ int blosc2_cbuffer_sizes(const void *cbuffer,
                          int32_t *blocksize);
 
 // # Safety
-// As `blosc2_cbuffer_sizes`.
+// `cbuffer` has 16 readable bytes; the out pointers are NULL or writable.
 BLOSC_EXPORT
 void blosc1_cbuffer_sizes(const void *cbuffer,
                           size_t *nbytes,
@@ -1400,7 +1400,7 @@ BLOSC_EXPORT int blosc2_remove_urlpath(const char *urlpath);
 // Rename a frame file or directory.
 //
 // # Safety
-// Both are NULL or C strings.
+// `old_urlpath` and `new_path` are NULL or C strings.
 BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
 
 // Row-major index of item `i` in an array of `shape`.
@@ -1506,7 +1506,10 @@ BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
 // Create a super-chunk (`storage` NULL = in-memory defaults).
 //
 // # Safety
-// `storage` is NULL or a valid `blosc2_storage` whose pointers are NULL or valid.
+// `storage` is NULL or a readable `blosc2_storage` whose `cparams`,
+// `dparams` and `io` are NULL or readable, whose `urlpath` is NULL or
+// NUL-terminated, and whose `io->params` is NULL or a readable
+// `blosc2_stdio_params` for the filesystem backend.
 BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
 
 // Open a super-chunk from a contiguous frame in memory.
@@ -1524,7 +1527,7 @@ struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe,
 // Whether freeing the super-chunk frees the adopted frame buffer.
 //
 // # Safety
-// `schunk` is NULL or a live super-chunk.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT
 void blosc2_schunk_avoid_cframe_free(struct blosc2_schunk *schunk,
                                      bool avoid_cframe_free);
@@ -1532,19 +1535,21 @@ void blosc2_schunk_avoid_cframe_free(struct blosc2_schunk *schunk,
 // Open a frame file or sparse frame directory.
 //
 // # Safety
-// `urlpath` is NULL or a C string.
+// `urlpath` is NULL or a NUL-terminated string.
 BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open(const char *urlpath);
 
 // Open a frame that starts `offset` bytes into a file.
 //
 // # Safety
-// `urlpath` is NULL or a C string.
+// `urlpath` is NULL or a NUL-terminated string.
 BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
 
 // Open with an I/O backend.
 //
 // # Safety
-// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+// `urlpath` is NULL or a NUL-terminated string; `udio` is NULL or a
+// readable `blosc2_io` (its `params` NULL or a readable
+// `blosc2_stdio_params` for the filesystem backend).
 BLOSC_EXPORT
 struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
                                               const struct blosc2_io *udio);
@@ -1552,7 +1557,9 @@ struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath,
 // Open at an offset with an I/O backend.
 //
 // # Safety
-// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+// `urlpath` is NULL or a NUL-terminated string; `udio` is NULL or a
+// readable `blosc2_io` (its `params` NULL or a readable
+// `blosc2_stdio_params` for the filesystem backend).
 BLOSC_EXPORT
 struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
                                                      int64_t offset,
@@ -1561,7 +1568,9 @@ struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
 // Copy a super-chunk into new storage.
 //
 // # Safety
-// `schunk` is a live super-chunk; `storage` as in `blosc2_schunk_new`.
+// `schunk` is NULL or a live super-chunk made by this library; `storage`
+// is NULL or a readable `blosc2_storage` whose `cparams`, `dparams` and
+// `io` are NULL or readable and whose `urlpath` is NULL or NUL-terminated.
 BLOSC_EXPORT
 struct blosc2_schunk *blosc2_schunk_copy(struct blosc2_schunk *schunk,
                                          struct blosc2_storage *storage);
@@ -1569,13 +1578,16 @@ struct blosc2_schunk *blosc2_schunk_copy(struct blosc2_schunk *schunk,
 // Free a super-chunk (NULL is ignored).
 //
 // # Safety
-// `schunk` is NULL or a live super-chunk, not used afterwards.
+// `schunk` is NULL or a live super-chunk made by this library, not used
+// afterwards.
 BLOSC_EXPORT int blosc2_schunk_free(struct blosc2_schunk *schunk);
 
 // Append a compressed chunk; returns the number of chunks.
 //
 // # Safety
-// `schunk` is live; `chunk` is a valid chunk (malloc()ed if `copy` is false).
+// `schunk` is NULL or a live super-chunk made by this library; `chunk` is
+// NULL or a whole chunk (the `cbytes` its header gives), malloc()ed and
+// not used by the caller after a success when `copy` is false.
 BLOSC_EXPORT
 int64_t blosc2_schunk_append_chunk(struct blosc2_schunk *schunk,
                                    uint8_t *chunk,
@@ -1584,7 +1596,9 @@ int64_t blosc2_schunk_append_chunk(struct blosc2_schunk *schunk,
 // Insert a compressed chunk at `nchunk`.
 //
 // # Safety
-// As `blosc2_schunk_append_chunk`.
+// `schunk` is NULL or a live super-chunk made by this library; `chunk` is
+// NULL or a whole chunk (the `cbytes` its header gives), malloc()ed and
+// not used by the caller after a success when `copy` is false.
 BLOSC_EXPORT
 int64_t blosc2_schunk_insert_chunk(struct blosc2_schunk *schunk,
                                    int64_t nchunk,
@@ -1594,7 +1608,9 @@ int64_t blosc2_schunk_insert_chunk(struct blosc2_schunk *schunk,
 // Replace chunk `nchunk`.
 //
 // # Safety
-// As `blosc2_schunk_append_chunk`.
+// `schunk` is NULL or a live super-chunk made by this library; `chunk` is
+// NULL or a whole chunk (the `cbytes` its header gives), malloc()ed and
+// not used by the caller after a success when `copy` is false.
 BLOSC_EXPORT
 int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
                                    int64_t nchunk,
@@ -1604,13 +1620,14 @@ int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
 // Delete chunk `nchunk`.
 //
 // # Safety
-// `schunk` is live.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(struct blosc2_schunk *schunk, int64_t nchunk);
 
 // Compress `nbytes` of `src` and append them.
 //
 // # Safety
-// `schunk` is live; `src` has `nbytes` readable bytes.
+// `schunk` is NULL or a live super-chunk made by this library; `src` is
+// NULL or has `nbytes` readable bytes.
 BLOSC_EXPORT
 int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
                                     const void *src,
@@ -1619,7 +1636,8 @@ int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
 // Decompress chunk `nchunk` into `dest` (`nbytes` writable bytes).
 //
 // # Safety
-// `schunk` is live; `dest` has `nbytes` writable bytes.
+// `schunk` is NULL or a live super-chunk made by this library; `dest` is
+// NULL or has `nbytes` writable bytes, outside the super-chunk.
 BLOSC_EXPORT
 int blosc2_schunk_decompress_chunk(struct blosc2_schunk *schunk,
                                    int64_t nchunk,
@@ -1629,7 +1647,8 @@ int blosc2_schunk_decompress_chunk(struct blosc2_schunk *schunk,
 // The compressed chunk `nchunk` (a malloc()ed copy: `*needs_free` is true).
 //
 // # Safety
-// `schunk` is live; `chunk` and `needs_free` are writable.
+// `schunk` is NULL or a live super-chunk made by this library; `chunk` and
+// `needs_free` are NULL or writable.
 BLOSC_EXPORT
 int blosc2_schunk_get_chunk(struct blosc2_schunk *schunk,
                             int64_t nchunk,
@@ -1642,7 +1661,8 @@ int blosc2_schunk_get_chunk(struct blosc2_schunk *schunk,
 // Always a malloc()ed copy (`*needs_free` true).
 //
 // # Safety
-// As `blosc2_schunk_get_chunk`.
+// `schunk` is NULL or a live super-chunk made by this library; `chunk` and
+// `needs_free` are NULL or writable.
 BLOSC_EXPORT
 int blosc2_schunk_get_lazychunk(struct blosc2_schunk *schunk,
                                 int64_t nchunk,
@@ -1652,7 +1672,8 @@ int blosc2_schunk_get_lazychunk(struct blosc2_schunk *schunk,
 // Items `start..stop` into `buffer`.
 //
 // # Safety
-// `schunk` is live; `buffer` has `(stop - start) * typesize` writable bytes.
+// `schunk` is NULL or a live super-chunk made by this library; `buffer` is
+// NULL or has `(stop - start) * typesize` writable bytes.
 BLOSC_EXPORT
 int blosc2_schunk_get_slice_buffer(struct blosc2_schunk *schunk,
                                    int64_t start,
@@ -1662,7 +1683,9 @@ int blosc2_schunk_get_slice_buffer(struct blosc2_schunk *schunk,
 // Overwrite items `start..stop` from `buffer`.
 //
 // # Safety
-// `schunk` is live; `buffer` has `(stop - start) * typesize` readable bytes.
+// `schunk` is NULL or a live super-chunk made by this library; `buffer` is
+// NULL or has `(stop - start) * typesize` readable bytes, outside the
+// super-chunk.
 BLOSC_EXPORT
 int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
                                    int64_t start,
@@ -1672,7 +1695,8 @@ int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
 // New chunk order: chunk `i` becomes the old `offsets_order[i]`.
 //
 // # Safety
-// `schunk` is live; `offsets_order` has `nchunks` readable values.
+// `schunk` is NULL or a live super-chunk made by this library;
+// `offsets_order` is NULL or has `schunk->nchunks` readable values.
 BLOSC_EXPORT
 int blosc2_schunk_reorder_offsets(struct blosc2_schunk *schunk,
                                   int64_t *offsets_order);
@@ -1680,7 +1704,7 @@ int blosc2_schunk_reorder_offsets(struct blosc2_schunk *schunk,
 // Fill an empty super-chunk with special values.
 //
 // # Safety
-// `schunk` is live.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT
 int64_t blosc2_schunk_fill_special(struct blosc2_schunk *schunk,
                                    int64_t nitems,
@@ -1691,7 +1715,8 @@ int64_t blosc2_schunk_fill_special(struct blosc2_schunk *schunk,
 // caller's own frame while a super-chunk made from it is unchanged.
 //
 // # Safety
-// `schunk` is live; `cframe` and `needs_free` are writable.
+// `schunk` is NULL or a live super-chunk made by this library; `cframe`
+// and `needs_free` are NULL or writable.
 BLOSC_EXPORT
 int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
                                 uint8_t **cframe,
@@ -1700,31 +1725,34 @@ int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
 // Write as a contiguous frame file; returns its length.
 //
 // # Safety
-// `schunk` is live; `urlpath` is a C string.
+// `schunk` is NULL or a live super-chunk made by this library; `urlpath`
+// is NULL or a NUL-terminated string.
 BLOSC_EXPORT int64_t blosc2_schunk_to_file(struct blosc2_schunk *schunk, const char *urlpath);
 
 // Append as a contiguous frame to a file; returns where it starts.
 //
 // # Safety
-// `schunk` is live; `urlpath` is a C string.
+// `schunk` is NULL or a live super-chunk made by this library; `urlpath`
+// is NULL or a NUL-terminated string.
 BLOSC_EXPORT int64_t blosc2_schunk_append_file(struct blosc2_schunk *schunk, const char *urlpath);
 
 // Length of the frame behind the super-chunk (an estimate without one).
 //
 // # Safety
-// `schunk` is live.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT int64_t blosc2_schunk_frame_len(struct blosc2_schunk *schunk);
 
 // The chunk offsets of the frame (malloc()ed, `nchunks` values), or NULL.
 //
 // # Safety
-// `schunk` is live.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
 
 // A malloc()ed copy of the super-chunk's cparams.
 //
 // # Safety
-// `schunk` is live; `cparams` is writable.
+// `schunk` is NULL or a live super-chunk made by this library; `cparams`
+// is NULL or writable.
 BLOSC_EXPORT
 int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk,
                               struct blosc2_cparams **cparams);
@@ -1732,7 +1760,8 @@ int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk,
 // A malloc()ed copy of the super-chunk's dparams.
 //
 // # Safety
-// `schunk` is live; `dparams` is writable.
+// `schunk` is NULL or a live super-chunk made by this library; `dparams`
+// is NULL or writable.
 BLOSC_EXPORT
 int blosc2_schunk_get_dparams(struct blosc2_schunk *schunk,
                               struct blosc2_dparams **dparams);
@@ -1746,7 +1775,9 @@ BLOSC_EXPORT struct blosc2_io blosc2_get_blosc2_io_defaults(void);
 // Add a fixed-size metalayer; returns its index.
 //
 // # Safety
-// `schunk` is live; `name` a C string; `content` has `content_len` bytes.
+// `schunk` is NULL or a live super-chunk made by this library; `name` is
+// NULL or NUL-terminated; `content` is NULL or has `content_len` readable
+// bytes.
 BLOSC_EXPORT
 int blosc2_meta_add(struct blosc2_schunk *schunk,
                     const char *name,
@@ -1756,7 +1787,9 @@ int blosc2_meta_add(struct blosc2_schunk *schunk,
 // Overwrite a metalayer's content (never growing it).
 //
 // # Safety
-// As `blosc2_meta_add`.
+// `schunk` is NULL or a live super-chunk made by this library; `name` is
+// NULL or NUL-terminated; `content` is NULL or has `content_len` readable
+// bytes.
 BLOSC_EXPORT
 int blosc2_meta_update(struct blosc2_schunk *schunk,
                        const char *name,
@@ -1766,13 +1799,16 @@ int blosc2_meta_update(struct blosc2_schunk *schunk,
 // Index of a vlmetalayer, or BLOSC2_ERROR_NOT_FOUND.
 //
 // # Safety
-// `schunk` is live; `name` a C string.
+// `schunk` is NULL or a live super-chunk made by this library; `name` is
+// NULL or NUL-terminated.
 BLOSC_EXPORT int blosc2_vlmeta_exists(struct blosc2_schunk *schunk, const char *name);
 
 // Add a vlmetalayer, compressed with `cparams` (NULL = defaults).
 //
 // # Safety
-// As `blosc2_meta_add`; `cparams` is NULL or valid.
+// `schunk` is NULL or a live super-chunk made by this library; `name` is
+// NULL or NUL-terminated; `content` is NULL or has `content_len` readable
+// bytes; `cparams` is NULL or a readable `blosc2_cparams`.
 BLOSC_EXPORT
 int blosc2_vlmeta_add(struct blosc2_schunk *schunk,
                       const char *name,
@@ -1783,7 +1819,9 @@ int blosc2_vlmeta_add(struct blosc2_schunk *schunk,
 // Replace a vlmetalayer's content.
 //
 // # Safety
-// As `blosc2_vlmeta_add`.
+// `schunk` is NULL or a live super-chunk made by this library; `name` is
+// NULL or NUL-terminated; `content` is NULL or has `content_len` readable
+// bytes; `cparams` is NULL or a readable `blosc2_cparams`.
 BLOSC_EXPORT
 int blosc2_vlmeta_update(struct blosc2_schunk *schunk,
                          const char *name,
@@ -1794,7 +1832,8 @@ int blosc2_vlmeta_update(struct blosc2_schunk *schunk,
 // A malloc()ed copy of a vlmetalayer's (decompressed) content.
 //
 // # Safety
-// `schunk` is live; `name` a C string; `content` and `content_len` writable.
+// `schunk` is NULL or a live super-chunk made by this library; `name` is
+// NULL or NUL-terminated; `content` and `content_len` are NULL or writable.
 BLOSC_EXPORT
 int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
                       const char *name,
@@ -1804,26 +1843,28 @@ int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
 // Delete a vlmetalayer; returns how many are left.
 //
 // # Safety
-// `schunk` is live; `name` a C string.
+// `schunk` is NULL or a live super-chunk made by this library; `name` is
+// NULL or NUL-terminated.
 BLOSC_EXPORT int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *name);
 
 // Fill `names` with the vlmetalayer names (owned by the super-chunk).
 //
 // # Safety
-// `schunk` is live; `names` has room for `nvlmetalayers` pointers.
+// `schunk` is NULL or a live super-chunk made by this library; `names` is
+// NULL or has room for `schunk->nvlmetalayers` pointers.
 BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
 
 // Take the frame lock exclusively across several calls (re-entrant; a
 // no-op returning 0 unless locking is on for this handle).
 //
 // # Safety
-// `schunk` is NULL or live.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
 
 // Release the lock taken by `blosc2_schunk_lock`.
 //
 // # Safety
-// `schunk` is NULL or live.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
 
 // Re-read counters, chunk index and metalayers of a frame on disk that
@@ -1831,14 +1872,15 @@ BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
 // already current (and for super-chunks in memory), negative on errors.
 //
 // # Safety
-// `schunk` is NULL or live.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
 
 // Items at `coords` (item indices) into `buffer`, one after the other.
 //
 // # Safety
-// `schunk` is live; `coords` has `ncoords` values; `buffer` has room for
-// `ncoords` items.
+// `schunk` is NULL or a live super-chunk made by this library; `coords`
+// is NULL or has `ncoords` readable values; `buffer` is NULL or has
+// `ncoords * typesize` writable bytes.
 BLOSC_EXPORT
 int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
                                     int64_t ncoords,
@@ -1850,7 +1892,9 @@ int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
 // supported here yet.
 //
 // # Safety
-// `schunk` is live; `start`/`stop` point to one value; `chunks_idx` writable.
+// `schunk` is NULL or a live super-chunk made by this library; `start` and
+// `stop` are NULL or have one readable value each (`ndim` for an array);
+// `chunks_idx` is NULL or writable.
 BLOSC_EXPORT
 int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
                                  int64_t *start,

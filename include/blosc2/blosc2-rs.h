@@ -63,14 +63,14 @@ typedef struct blosc2rs_verify_report {
 // Returns 0, or a negative `BLOSC2_ERROR_*` code.
 //
 // # Safety
-// `schunk` is NULL or a live super-chunk.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT int blosc2rs_schunk_set_checksums(struct blosc2_schunk *schunk, bool on);
 
 // 1 when `schunk` keeps frame checksums (set on, or opened from a sealed
 // frame), 0 when not, or a negative `BLOSC2_ERROR_*` code.
 //
 // # Safety
-// `schunk` is NULL or a live super-chunk.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT int blosc2rs_schunk_get_checksums(struct blosc2_schunk *schunk);
 
 // Whether reads of `schunk`'s chunks are checked against their digests
@@ -78,7 +78,7 @@ BLOSC_EXPORT int blosc2rs_schunk_get_checksums(struct blosc2_schunk *schunk);
 // fails with `BLOSC2_ERROR_DATA`. Returns 0, or a negative code.
 //
 // # Safety
-// `schunk` is NULL or a live super-chunk.
+// `schunk` is NULL or a live super-chunk made by this library.
 BLOSC_EXPORT int blosc2rs_schunk_set_verified_reads(struct blosc2_schunk *schunk, bool on);
 
 // Read every chunk of `schunk` and check it against its frame's
@@ -88,7 +88,8 @@ BLOSC_EXPORT int blosc2rs_schunk_set_verified_reads(struct blosc2_schunk *schunk
 // the header is, or another negative code.
 //
 // # Safety
-// `schunk` is NULL or a live super-chunk; `report` is NULL or writable.
+// `schunk` is NULL or a live super-chunk made by this library; `report` is
+// NULL or one writable `blosc2rs_verify_report`, outside the super-chunk.
 BLOSC_EXPORT
 int blosc2rs_schunk_verify(struct blosc2_schunk *schunk,
                            struct blosc2rs_verify_report *report);
@@ -98,7 +99,8 @@ int blosc2rs_schunk_verify(struct blosc2_schunk *schunk,
 // close it. Returns as that function, or the error of the open.
 //
 // # Safety
-// `urlpath` is NULL or a C string; `report` is NULL or writable.
+// `urlpath` is NULL or a NUL-terminated string; `report` is NULL or one
+// writable `blosc2rs_verify_report`.
 BLOSC_EXPORT
 int blosc2rs_verify_frame(const char *urlpath,
                           int64_t offset,

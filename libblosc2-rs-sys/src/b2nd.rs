@@ -86,7 +86,7 @@ impl ArrayHandle {
         let g: &Geometry = self.arr.geometry();
         let c = &mut self.c;
         c.sc = sc;
-        c.ndim = g.ndim as i8;
+        c.ndim = c_ndim(g.ndim);
         c.shape = g.shape;
         c.chunkshape = g.chunkshape;
         c.blockshape = g.blockshape;
@@ -111,7 +111,8 @@ impl ArrayHandle {
         // (or one the user put there in its place, as upstream allows).
         let have = unsafe { c_string_lossy(c.dtype) };
         if have.as_deref() != want {
-            // SAFETY: as above; it is replaced right away.
+            // SAFETY: `c.dtype` is NULL or malloc()ed (above); it is
+            // replaced right away.
             unsafe { libc::free(c.dtype.cast()) };
             // Out of memory leaves the dtype NULL, which readers take as
             // the default; nothing else can be reported from a refresh.
@@ -148,6 +149,11 @@ pub(crate) fn new_c_array(arr: Array<ScPtr>) -> *mut b2nd_array_t {
     Box::into_raw(h).cast()
 }
 
+/// An `ndim` as C's `int8_t`: the core keeps it within `B2ND_MAX_DIM`.
+pub(crate) fn c_ndim(n: usize) -> i8 {
+    i8::try_from(n.min(B2ND_MAX_DIM)).unwrap_or(i8::MAX)
+}
+
 /// The handle behind a C pointer.
 ///
 /// # Safety
@@ -180,7 +186,8 @@ pub(crate) unsafe fn with_array<T>(
     p: *const b2nd_array_t,
     f: impl FnOnce(&mut Array<ScPtr>) -> Result<T>,
 ) -> Result<T> {
-    // SAFETY: per the contract.
+    // SAFETY: `p` is NULL or a live array of this library, per this
+    // function's contract, as array_handle needs.
     let h = unsafe { array_handle(p) }.ok_or(ErrorKind::NullPointer)?;
     let sc = h.arr.holder().as_ptr();
     // SAFETY: the array handle owns this live schunk, reached only through
@@ -198,12 +205,14 @@ pub(crate) unsafe fn with_array<T>(
     // its end (see `SuperChunk::begin_batch`)
     sh.core.begin_batch();
     let r = refresh_if_stale(h).and_then(|_| f(&mut h.arr));
-    // SAFETY: as above.
+    // SAFETY: `sc` is still the array's live schunk handle; `sh` above is
+    // no longer used, so this is the only reference to it.
     if let Some(sh) = unsafe { sc.cast::<Handle>().as_mut() } {
         sh.core.end_batch();
     }
     h.sync();
-    // SAFETY: as above.
+    // SAFETY: `sc` is still the array's live schunk handle; the previous
+    // reference to it ended with `end_batch`.
     if let Some(sh) = unsafe { sc.cast::<Handle>().as_mut() } {
         let u = sh.core.unlock();
         if r.is_ok() {
@@ -316,7 +325,8 @@ impl Ctx {
 /// # Safety
 /// `p` is NULL or a live context of this library.
 pub(crate) unsafe fn ctx_ref<'a>(p: *mut b2nd_context_t) -> Option<&'a mut Ctx> {
-    // SAFETY: per the contract.
+    // SAFETY: `p` is NULL or a `Ctx` boxed by b2nd_create_ctx and not yet
+    // freed, per this function's contract.
     unsafe { p.cast::<Ctx>().as_mut() }
 }
 
@@ -388,9 +398,11 @@ pub unsafe extern "C" fn b2nd_create_ctx(
         let st = unsafe { b2_storage.as_ref() }.copied().unwrap_or_default();
         // SAFETY: the storage's pointers are NULL or valid per the contract.
         let mut cp = unsafe { st.cparams.as_ref() }.copied().unwrap_or_default();
-        // SAFETY: as above.
+        // SAFETY: `st.dparams` is NULL or a valid `blosc2_dparams`, per this
+        // function's contract on `b2_storage`.
         let dp = unsafe { st.dparams.as_ref() }.copied();
-        // SAFETY: as above.
+        // SAFETY: `st.io` is NULL or a valid `blosc2_io`, per this function's
+        // contract on `b2_storage`.
         let io = unsafe { st.io.as_ref() }.copied();
         // SAFETY: NULL or a C string per the contract.
         let urlpath = unsafe { c_string_lossy(st.urlpath) }.and_then(|u| CString::new(u).ok());
@@ -425,7 +437,8 @@ pub unsafe extern "C" fn b2nd_create_ctx(
                 // SAFETY: each entry's name is a C string and its content has
                 // `content_len` bytes, per the contract.
                 let name = unsafe { c_string_lossy(m.name) }.unwrap_or_default();
-                // SAFETY: as above.
+                // SAFETY: `m.content` is NULL or has `content_len` readable bytes,
+                // per this function's contract on `metalayers`.
                 let content = unsafe { optional(m.content, m.content_len.max(0) as usize) }
                     .unwrap_or(&[])
                     .to_vec();
@@ -476,7 +489,7 @@ unsafe fn create_with(
     array: *mut *mut b2nd_array_t,
     fill: Fill,
 ) -> c_int {
-    // SAFETY: per the contract.
+    // SAFETY: `ctx` is NULL or a live context, per this function's contract.
     let Some(c) = (unsafe { ctx_ref(ctx) }) else {
         return err(ErrorKind::NullPointer);
     };
@@ -502,7 +515,8 @@ pub unsafe extern "C" fn b2nd_uninit(
     ctx: *mut b2nd_context_t,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    // SAFETY: forwarded contract.
+    // SAFETY: `ctx` is NULL or a live context and `array` NULL or writable
+    // (this function's contract), as create_with needs.
     ffi!({ unsafe { create_with(ctx, array, Fill::Uninit) } })
 }
 
@@ -515,7 +529,8 @@ pub unsafe extern "C" fn b2nd_empty(
     ctx: *mut b2nd_context_t,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    // SAFETY: forwarded contract.
+    // SAFETY: `ctx` is NULL or a live context and `array` NULL or writable
+    // (this function's contract), as create_with needs.
     ffi!({ unsafe { create_with(ctx, array, Fill::Zeros) } })
 }
 
@@ -528,7 +543,8 @@ pub unsafe extern "C" fn b2nd_zeros(
     ctx: *mut b2nd_context_t,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    // SAFETY: forwarded contract.
+    // SAFETY: `ctx` is NULL or a live context and `array` NULL or writable
+    // (this function's contract), as create_with needs.
     ffi!({ unsafe { create_with(ctx, array, Fill::Zeros) } })
 }
 
@@ -541,7 +557,8 @@ pub unsafe extern "C" fn b2nd_nans(
     ctx: *mut b2nd_context_t,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    // SAFETY: forwarded contract.
+    // SAFETY: `ctx` is NULL or a live context and `array` NULL or writable
+    // (this function's contract), as create_with needs.
     ffi!({ unsafe { create_with(ctx, array, Fill::Nans) } })
 }
 
@@ -557,7 +574,7 @@ pub unsafe extern "C" fn b2nd_full(
     fill_value: *const c_void,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `ctx` is NULL or a live context, per this function's contract.
         let Some(c) = (unsafe { ctx_ref(ctx) }) else {
             return err(ErrorKind::NullPointer);
         };
@@ -568,7 +585,8 @@ pub unsafe extern "C" fn b2nd_full(
         // SAFETY: `fill_value` (non-NULL) has typesize readable bytes, per
         // the contract.
         let v = or_return!(unsafe { bytes(fill_value, ts) });
-        // SAFETY: forwarded contract.
+        // SAFETY: `ctx` is a live context (non-NULL above) and `array` NULL or
+        // writable, per this function's contract, as create_with needs.
         unsafe { create_with(ctx, array, Fill::Value(v)) }
     })
 }
@@ -600,14 +618,16 @@ pub unsafe extern "C" fn b2nd_from_schunk(
     schunk: *mut blosc2_schunk,
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
-    // SAFETY: forwarded contract.
+    // SAFETY: `schunk` is NULL or a live super-chunk no array owns and
+    // `array` NULL or writable (this function's contract), as adopt needs.
     ffi!({ unsafe { adopt(schunk, array, false) } })
 }
 
 /// Wrap `schunk` into a new array; with `owned`, free it on failure.
 ///
 /// # Safety
-/// As `b2nd_from_schunk`.
+/// `schunk` is NULL or a live super-chunk no other array owns (ours to
+/// free when `owned`); `array` is NULL or writable.
 unsafe fn adopt(schunk: *mut blosc2_schunk, array: *mut *mut b2nd_array_t, owned: bool) -> c_int {
     if array.is_null() {
         if owned {
@@ -683,7 +703,8 @@ pub unsafe extern "C" fn b2nd_from_cframe(
         if cframe.is_null() || array.is_null() {
             return err(ErrorKind::NullPointer);
         }
-        // SAFETY: forwarded contract.
+        // SAFETY: `cframe` has `cframe_len` readable bytes that outlive the
+        // array when `copy` is false, per this function's contract.
         let sc = unsafe { blosc2_schunk_from_buffer(cframe, cframe_len, copy) };
         if sc.is_null() {
             return err(ErrorKind::Failure);
@@ -701,7 +722,8 @@ pub unsafe extern "C" fn b2nd_from_cframe(
 /// `urlpath` is a C string; `array` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
-    // SAFETY: forwarded contract.
+    // SAFETY: `urlpath` is NULL or a C string and `array` NULL or writable
+    // (this function's contract), as open_offset needs.
     ffi!({ unsafe { open_offset(urlpath, array, 0) } })
 }
 
@@ -715,17 +737,19 @@ pub unsafe extern "C" fn b2nd_open_offset(
     array: *mut *mut b2nd_array_t,
     offset: i64,
 ) -> c_int {
-    // SAFETY: forwarded contract.
+    // SAFETY: `urlpath` is NULL or a C string and `array` NULL or writable
+    // (this function's contract), as open_offset needs.
     ffi!({ unsafe { open_offset(urlpath, array, offset) } })
 }
 
 /// # Safety
-/// As `b2nd_open_offset`.
+/// `urlpath` is NULL or a C string; `array` is NULL or writable.
 unsafe fn open_offset(urlpath: *const c_char, array: *mut *mut b2nd_array_t, offset: i64) -> c_int {
     if urlpath.is_null() || array.is_null() {
         return err(ErrorKind::NullPointer);
     }
-    // SAFETY: forwarded contract.
+    // SAFETY: `urlpath` is a C string (non-NULL above), per this function's
+    // contract.
     let sc = unsafe { blosc2_schunk_open_offset(urlpath, offset) };
     if sc.is_null() {
         return err(ErrorKind::NullPointer);
@@ -804,16 +828,22 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
         if ctx.is_null() || buffer.is_null() || array.is_null() {
             return err(ErrorKind::NullPointer);
         }
-        // SAFETY: forwarded contract.
+        // a negative size reads nothing; one past the address space is no
+        // buffer's
+        let Ok(len) = usize::try_from(buffersize.max(0)) else {
+            return err(ErrorKind::InvalidParam);
+        };
+        // SAFETY: `ctx` is a live context and `array` writable (both non-NULL
+        // above), per this function's contract.
         let rc = unsafe { create_with(ctx, array, Fill::Zeros) };
         if rc < 0 {
             return rc;
         }
         // SAFETY: just written.
         let a = unsafe { *array };
-        // SAFETY: `buffer` (non-NULL) has `buffersize` readable bytes, per
-        // the contract; a negative size reads nothing.
-        let buf = or_return!(unsafe { bytes(buffer, buffersize.max(0) as usize) });
+        // SAFETY: `buffer` (non-NULL) has `buffersize` (>= `len`) readable
+        // bytes, per the contract.
+        let buf = or_return!(unsafe { bytes(buffer, len) });
         // SAFETY: the fresh array.
         let r = unsafe { with_array(a, |arr| arr.fill_from_cbuffer(buf)) };
         if let Err(e) = r {
@@ -842,12 +872,12 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
         if array.is_null() || buffer.is_null() {
             return err(ErrorKind::NullPointer);
         }
-        if buffersize < 0 {
+        let Ok(len) = usize::try_from(buffersize) else {
             return err(ErrorKind::InvalidParam);
-        }
-        // SAFETY: `buffer` (non-NULL) has `buffersize` (>= 0) writable bytes,
-        // per the contract.
-        let out = or_return!(unsafe { bytes_mut(buffer, buffersize as usize) });
+        };
+        // SAFETY: `buffer` (non-NULL) has `buffersize` writable bytes, per
+        // the contract.
+        let out = or_return!(unsafe { bytes_mut(buffer, len) });
         // SAFETY: live per the contract.
         code(unsafe { read_array(array, |a| a.to_cbuffer(out)) })
     })
@@ -876,15 +906,16 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
         {
             return err(ErrorKind::NullPointer);
         }
-        if buffersize < 0 {
+        let Ok(len) = usize::try_from(buffersize) else {
             return err(ErrorKind::InvalidParam);
-        }
-        // SAFETY: live per the contract.
+        };
+        // SAFETY: `array` is live; `start`, `stop`, `buffershape` have ndim
+        // values and `buffer` `buffersize` writable bytes, per the contract.
         let r = unsafe {
             read_array(array, |a| {
                 let n = a.ndim();
                 let (s, e, bs) = (slice(start, n)?, slice(stop, n)?, slice(buffershape, n)?);
-                let out = bytes_mut(buffer, buffersize as usize)?;
+                let out = bytes_mut(buffer, len)?;
                 a.get_slice_cbuffer(s, e, out, bs)
             })
         };
@@ -915,15 +946,16 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
         {
             return err(ErrorKind::NullPointer);
         }
-        if buffersize < 0 {
+        let Ok(len) = usize::try_from(buffersize) else {
             return err(ErrorKind::InvalidParam);
-        }
-        // SAFETY: live per the contract.
+        };
+        // SAFETY: `array` is live; `start`, `stop`, `buffershape` have ndim
+        // values and `buffer` `buffersize` readable bytes, per the contract.
         let r = unsafe {
             with_array(array, |a| {
                 let n = a.ndim();
                 let (s, e, bs) = (slice(start, n)?, slice(stop, n)?, slice(buffershape, n)?);
-                let src = bytes(buffer, buffersize as usize)?;
+                let src = bytes(buffer, len)?;
                 a.set_slice_cbuffer(src, bs, s, e)
             })
         };
@@ -945,7 +977,8 @@ pub unsafe extern "C" fn b2nd_get_slice(
     stop: *const i64,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `ctx` and `src` are NULL or live handles of this library, per
+        // this function's contract.
         let (Some(c), Some(h)) = (unsafe { ctx_ref(ctx) }, unsafe { array_handle(src) }) else {
             return err(ErrorKind::NullPointer);
         };
@@ -964,11 +997,12 @@ pub unsafe extern "C" fn b2nd_get_slice(
         if let Err(x) = h.arr.check_range(s, e) {
             return err(x);
         }
-        c.ndim = n as i8;
+        c.ndim = c_ndim(n);
         for i in 0..n {
             c.shape[i] = e[i] - s[i];
         }
-        // SAFETY: forwarded contract.
+        // SAFETY: `array` is writable (non-NULL above), per this function's
+        // contract, as slice_into_new needs.
         unsafe { slice_into_new(c, array, h, s) }
     })
 }
@@ -1016,7 +1050,8 @@ pub unsafe extern "C" fn b2nd_copy(
     array: *mut *mut b2nd_array_t,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `ctx` and `src` are NULL or live handles of this library, per
+        // this function's contract.
         let (Some(c), Some(h)) = (unsafe { ctx_ref(ctx) }, unsafe { array_handle(src) }) else {
             return err(ErrorKind::NullPointer);
         };
@@ -1027,7 +1062,7 @@ pub unsafe extern "C" fn b2nd_copy(
             return err(e);
         }
         let n = h.arr.ndim();
-        c.ndim = n as i8;
+        c.ndim = c_ndim(n);
         c.shape[..n].copy_from_slice(h.arr.shape());
         let same =
             c.chunkshape[..n] == *h.arr.chunkshape() && c.blockshape[..n] == *h.arr.blockshape();
@@ -1064,7 +1099,8 @@ pub unsafe extern "C" fn b2nd_copy(
         };
         c2.metalayers.truncate(super::consts::B2ND_MAX_METALAYERS);
         let start = vec![0i64; n];
-        // SAFETY: forwarded contract.
+        // SAFETY: `array` is writable (non-NULL above), per this function's
+        // contract, as slice_into_new needs.
         let rc = unsafe { slice_into_new(&c2, array, h, &start) };
         if rc < 0 {
             return rc;
@@ -1108,7 +1144,7 @@ pub unsafe extern "C" fn b2nd_copy(
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `array` is NULL or a live array, per this function's contract.
         let Some(h) = (unsafe { array_handle(array) }) else {
             return err(ErrorKind::NullPointer);
         };
@@ -1146,7 +1182,7 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `array` is NULL or a live array, per this function's contract.
         let Some(h) = (unsafe { array_handle(array) }) else {
             return err(ErrorKind::NullPointer);
         };
@@ -1207,10 +1243,12 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
             Ok(m) => m,
             Err(e) => return err(e),
         };
+        // the core keeps the dtype's length within int32_t, not the whole
+        let len = or_return!(c_int::try_from(m.len()).map_err(|_| ErrorKind::Failure));
         let p = or_return!(malloc_copy(&m));
         // SAFETY: `smeta` is writable, per the contract.
         unsafe { *smeta = p };
-        m.len() as c_int
+        len
     })
 }
 
@@ -1272,16 +1310,18 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
             Ok(x) => x,
             Err(e) => return err(e),
         };
+        // at most `smeta_len` bytes were read
+        let used = or_return!(c_int::try_from(used).map_err(|_| ErrorKind::Failure));
         let n = m.ndim();
         // SAFETY: room for B2ND_MAX_DIM >= n values each per the contract.
         unsafe {
-            *ndim = n as i8;
+            *ndim = c_ndim(n);
             ptr::copy_nonoverlapping(m.shape.as_ptr(), shape, n);
             ptr::copy_nonoverlapping(m.chunkshape.as_ptr(), chunkshape, n);
             ptr::copy_nonoverlapping(m.blockshape.as_ptr(), blockshape, n);
         }
         if !want_dtype {
-            return used as c_int;
+            return used;
         }
         // SAFETY: writable per the contract.
         unsafe {
@@ -1290,7 +1330,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
                 *dtype = or_return!(malloc_cstr(d));
             }
         }
-        used as c_int
+        used
     })
 }
 
@@ -1314,7 +1354,8 @@ fn reach(pad: &[i64], start: &[i64], len: &[i64], itemsize: usize) -> Option<usi
 /// Strided N-d copy between C buffers (`itemsize` up to 255).
 ///
 /// # Safety
-/// As `b2nd_copy_buffer2`.
+/// The shape and position arrays have `ndim` values; `src` and `dst` hold
+/// every item the box reaches in them.
 #[no_mangle]
 #[deprecated(note = "Use b2nd_copy_buffer2 instead.")]
 #[allow(clippy::too_many_arguments)]
@@ -1330,7 +1371,9 @@ pub unsafe extern "C" fn b2nd_copy_buffer(
     dst_start: *const i64,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
+        // SAFETY: the shape and position arrays have `ndim` values and `src`
+        // and `dst` hold every item the box reaches, per this function's
+        // contract, as b2nd_copy_buffer2 needs.
         unsafe {
             b2nd_copy_buffer2(
                 ndim,

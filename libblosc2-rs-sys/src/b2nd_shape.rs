@@ -140,7 +140,8 @@ pub unsafe extern "C" fn b2nd_concatenate(
         // SAFETY: live arrays per the contract; one at a time.
         let checked = unsafe { with_array(src2, |b| Ok((b.shape().to_vec(), b.typesize()))) }
             .and_then(|(shape2, ts2)| {
-                // SAFETY: as above.
+                // SAFETY: `src1` is a live array (non-NULL above), per the
+                // contract; the borrow of `src2` has ended.
                 unsafe {
                     with_array(src1, |a| {
                         check_concat(a.shape(), a.typesize(), &shape2, ts2, axis as i32)
@@ -152,7 +153,8 @@ pub unsafe extern "C" fn b2nd_concatenate(
         }
         let dst = if copy {
             let mut out = ptr::null_mut();
-            // SAFETY: forwarded contract (`b2nd_copy` checks `ctx`).
+            // SAFETY: `ctx` is NULL or live (b2nd_copy refuses NULL) and
+            // `src1` live, per the contract; `out` is a local.
             let rc = unsafe { b2nd_copy(ctx, src1, &mut out) };
             if rc < 0 {
                 return rc;
@@ -208,7 +210,7 @@ fn private_storage(sc: &SuperChunk) -> Storage {
 /// # Safety
 /// `src` is a live array.
 unsafe fn view_ctx(src: *const b2nd_array_t, p: &Params) -> Result<Ctx> {
-    // SAFETY: live per the contract.
+    // SAFETY: `src` is NULL or a live array, per this function's contract.
     let h = unsafe { array_handle(src) }.ok_or(ErrorKind::NullPointer)?;
     let sc = h.arr.holder().as_ptr();
     let mut cpp: *mut blosc2_cparams = ptr::null_mut();
@@ -244,7 +246,7 @@ unsafe fn view_ctx(src: *const b2nd_array_t, p: &Params) -> Result<Ctx> {
         cparams: cp,
         dparams: Some(dp),
         io: None,
-        ndim: n as i8,
+        ndim: super::b2nd::c_ndim(n),
         shape: [0; super::consts::B2ND_MAX_DIM],
         chunkshape: [0; super::consts::B2ND_MAX_DIM],
         blockshape: [0; super::consts::B2ND_MAX_DIM],
@@ -315,7 +317,8 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
     index: *const bool,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract; `index` has ndim values.
+        // SAFETY: `array` is NULL or live, `view` NULL or writable (as
+        // new_view needs) and `index` has ndim values, per the contract.
         unsafe {
             new_view(array, view, |a| {
                 let idx = slice(index, a.ndim())?;
@@ -335,7 +338,8 @@ pub unsafe extern "C" fn b2nd_squeeze(
     view: *mut *mut b2nd_array_t,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
+        // SAFETY: `array` is NULL or live and `view` NULL or writable, per
+        // the contract, as new_view needs.
         unsafe { new_view(array, view, |a| a.squeeze_params(&a.squeeze_all())) }
     })
 }
@@ -353,7 +357,8 @@ pub unsafe extern "C" fn b2nd_expand_dims(
     final_dims: u8,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract; `axis` has `final_dims` values.
+        // SAFETY: `array` is NULL or live, `view` NULL or writable (as
+        // new_view needs) and `axis` has `final_dims` values, per the contract.
         unsafe {
             new_view(array, view, |a| {
                 let ax = slice(axis, final_dims as usize)?;
@@ -374,7 +379,8 @@ unsafe fn selections<'a>(
     selection: *const *mut i64,
     selection_size: *const i64,
 ) -> Result<Vec<&'a [i64]>> {
-    // SAFETY: per the contract.
+    // SAFETY: `selection` and `selection_size` have `ndim` entries, per
+    // this function's contract.
     let (ptrs, sizes) = unsafe { (slice(selection, ndim)?, slice(selection_size, ndim)?) };
     let mut out = Vec::with_capacity(ndim);
     for d in 0..ndim {
@@ -382,7 +388,8 @@ unsafe fn selections<'a>(
         if ptrs[d].is_null() {
             return Err(ErrorKind::NullPointer);
         }
-        // SAFETY: per the contract.
+        // SAFETY: `selection[d]` (non-NULL) has `selection_size[d]` values,
+        // per this function's contract.
         out.push(unsafe { slice(ptrs[d].cast_const(), n)? });
     }
     Ok(out)
@@ -424,7 +431,9 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
         let Ok(len) = usize::try_from(buffersize) else {
             return err(ErrorKind::InvalidParam);
         };
-        // SAFETY: per the contract.
+        // SAFETY: `array` is live; the selection arrays are as `selections`
+        // needs, `buffershape` has ndim values and `buffer` `buffersize`
+        // writable bytes, per the contract.
         code(unsafe {
             with_array(array, |a| {
                 let n = a.ndim();
@@ -444,7 +453,9 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
 /// per-dimension `selection` lists.
 ///
 /// # Safety
-/// As for `b2nd_get_orthogonal_selection`, with `buffer` readable.
+/// `array` live; `selection`/`selection_size`/`buffershape` have ndim
+/// entries, `selection[i]` has `selection_size[i]` values; `buffer` has
+/// `buffersize` readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
     array: *mut b2nd_array_t,
@@ -461,7 +472,9 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
         let Ok(len) = usize::try_from(buffersize) else {
             return err(ErrorKind::InvalidParam);
         };
-        // SAFETY: per the contract.
+        // SAFETY: `array` is live; the selection arrays are as `selections`
+        // needs, `buffershape` has ndim values and `buffer` `buffersize`
+        // readable bytes, per the contract.
         code(unsafe {
             with_array(array, |a| {
                 let n = a.ndim();
@@ -506,7 +519,8 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
         let Ok(len) = usize::try_from(buffersize) else {
             return err(ErrorKind::InvalidParam);
         };
-        // SAFETY: per the contract.
+        // SAFETY: `array` is live, `coords` has `ncoords` values and `buffer`
+        // `buffersize` writable bytes, per the contract.
         code(unsafe {
             with_array(array, |a| {
                 let c = slice(coords, n)?;

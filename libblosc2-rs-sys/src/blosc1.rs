@@ -31,9 +31,8 @@ fn apply_env_globals(e: &super::env::Env) {
         G_DELTA.store(d, Ordering::Relaxed);
     }
     if let Some(name) = &e.compressor {
-        let code = compname_to_code(name);
-        if (0..6).contains(&code) {
-            G_COMPRESSOR.store(code as u8, Ordering::Relaxed);
+        if let Ok(code @ 0..6) = u8::try_from(compname_to_code(name)) {
+            G_COMPRESSOR.store(code, Ordering::Relaxed);
         }
     }
     if let Some(b) = e.blocksize {
@@ -69,9 +68,9 @@ pub unsafe extern "C" fn blosc2_compress(
         let clevel = e.clevel.map(i32::from).unwrap_or(clevel);
         let doshuffle = e.shuffle.unwrap_or(doshuffle);
         let typesize = e.typesize.unwrap_or(typesize);
-        if !(0..=9).contains(&clevel) {
+        let Ok(clevel @ 0..=9) = u8::try_from(clevel) else {
             return err(ErrorKind::CodecParam);
-        }
+        };
         let mut filters = [0u8; 6];
         build_filters(
             doshuffle,
@@ -81,7 +80,7 @@ pub unsafe extern "C" fn blosc2_compress(
         );
         let params = CParams {
             compcode: G_COMPRESSOR.load(Ordering::Relaxed),
-            clevel: clevel as u8,
+            clevel,
             typesize,
             nthreads: G_NTHREADS.load(Ordering::Relaxed),
             blocksize: G_BLOCKSIZE.load(Ordering::Relaxed),
@@ -89,7 +88,8 @@ pub unsafe extern "C" fn blosc2_compress(
             filters,
             ..CParams::default()
         };
-        // SAFETY: the caller's sizes describe the buffers.
+        // SAFETY: `src` has `srcsize` readable and `dest` `destsize` writable
+        // bytes, per this function's contract.
         let (s, d) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
             Ok(v) => v,
             Err(e) => return err(e),
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn blosc2_compress(
 /// Blosc1 spelling of `blosc2_compress`.
 ///
 /// # Safety
-/// As `blosc2_compress`.
+/// `src` has `nbytes` readable bytes, `dest` `destsize` writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_compress(
     clevel: c_int,
@@ -121,13 +121,15 @@ pub unsafe extern "C" fn blosc1_compress(
     destsize: usize,
 ) -> c_int {
     ffi!({
-        let ts = typesize.min(i32::MAX as usize) as i32;
-        if nbytes > i32::MAX as usize {
+        let ts = i32::try_from(typesize).unwrap_or(i32::MAX);
+        let Ok(nb) = i32::try_from(nbytes) else {
             return err(ErrorKind::MaxBufsizeExceeded);
-        }
-        let ds = destsize.min(i32::MAX as usize) as i32;
-        // SAFETY: forwarded caller contract.
-        unsafe { blosc2_compress(clevel, doshuffle, ts, src, nbytes as i32, dest, ds) }
+        };
+        // a larger destination than an int32_t can say is used in part
+        let ds = i32::try_from(destsize).unwrap_or(i32::MAX);
+        // SAFETY: `src` has `nbytes` readable and `dest` `destsize` (>= `ds`)
+        // writable bytes, per this function's contract.
+        unsafe { blosc2_compress(clevel, doshuffle, ts, src, nb, dest, ds) }
     })
 }
 
@@ -145,10 +147,10 @@ pub unsafe extern "C" fn blosc2_decompress(
     ffi!({
         super::registry::register_global_plugins();
         if let Some(n) = env().nthreads_raw {
-            if n <= 0 || n > i16::MAX as i64 {
+            let Some(n) = i16::try_from(n).ok().filter(|&n| n > 0) else {
                 return err(ErrorKind::InvalidParam);
-            }
-            blosc2_set_nthreads(n as i16);
+            };
+            blosc2_set_nthreads(n);
         }
         let nthreads = G_NTHREADS.load(Ordering::Relaxed);
         DCTX.with(|cell| {
@@ -157,7 +159,8 @@ pub unsafe extern "C" fn blosc2_decompress(
             if d.params().nthreads != nthreads && d.set_nthreads(nthreads).is_err() {
                 return err(ErrorKind::InvalidParam);
             }
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `src` has `srcsize` readable and `dest` `destsize`
+            // writable bytes, per this function's contract.
             unsafe { decompress_with(d, src, srcsize, dest, destsize) }
         })
     })
@@ -172,8 +175,9 @@ pub unsafe extern "C" fn blosc1_decompress(
     destsize: usize,
 ) -> c_int {
     ffi!({
-        let ds = destsize.min(i32::MAX as usize) as i32;
-        // SAFETY: forwarded; the chunk's own cbytes bounds the read.
+        let ds = i32::try_from(destsize).unwrap_or(i32::MAX);
+        // SAFETY: `src` is a chunk, readable for its header's cbytes, which
+        // bound the read; `dest` has `destsize` (>= `ds`) writable bytes.
         unsafe { blosc2_decompress(src, i32::MAX, dest, ds) }
     })
 }
@@ -191,7 +195,8 @@ pub unsafe extern "C" fn blosc2_getitem(
 ) -> c_int {
     ffi!({
         let mut kind = Kind::Decompress(Box::new(Decompressor::new(DParams::default())));
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `src` has `srcsize` readable and `dest` `destsize` writable
+        // bytes, per this function's contract.
         unsafe {
             getitem_with(
                 &mut kind, src, srcsize, start, nitems, dest, destsize, false,
@@ -210,7 +215,8 @@ pub unsafe extern "C" fn blosc1_getitem(
     dest: *mut c_void,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded; sizes are bounded by the chunk header and nitems.
+        // SAFETY: `src` is a chunk, readable for its header's cbytes, and
+        // `dest` holds `nitems` items: the header and nitems bound the access.
         unsafe { blosc2_getitem(src, i32::MAX, start, nitems, dest, i32::MAX) }
     })
 }
@@ -240,8 +246,8 @@ pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int
         if code >= 6 {
             return err(ErrorKind::CodecSupport);
         }
-        if code >= 0 {
-            G_COMPRESSOR.store(code as u8, Ordering::Relaxed);
+        if let Ok(c) = u8::try_from(code) {
+            G_COMPRESSOR.store(c, Ordering::Relaxed);
         }
         code
     })
@@ -257,7 +263,10 @@ pub extern "C" fn blosc1_get_blocksize() -> c_int {
 #[no_mangle]
 pub extern "C" fn blosc1_set_blocksize(blocksize: usize) {
     ffi!({
-        G_BLOCKSIZE.store(blocksize.min(i32::MAX as usize) as i32, Ordering::Relaxed);
+        G_BLOCKSIZE.store(
+            i32::try_from(blocksize).unwrap_or(i32::MAX),
+            Ordering::Relaxed,
+        );
     })
 }
 

@@ -34,12 +34,34 @@ macro_rules! failure_code {
     ($($t:ty),*) => {$(
         impl PanicValue for $t {
             fn on_panic() -> Self {
-                ErrorKind::Failure.code() as $t
+                <$t>::from(ErrorKind::Failure.code())
             }
         }
     )*};
 }
-failure_code!(i16, i32, i64);
+failure_code!(i32, i64);
+
+impl PanicValue for i16 {
+    fn on_panic() -> Self {
+        code_i16(ErrorKind::Failure)
+    }
+}
+
+/// An error code as an `int16_t` return (`blosc2_set_nthreads`): every code
+/// is a small negative number, so the fallback is never taken.
+pub fn code_i16(e: ErrorKind) -> i16 {
+    i16::try_from(e.code()).unwrap_or(i16::MIN)
+}
+
+/// A header constant as the `uint8_t` field it fills (a codec, filter or
+/// backend id). For `const` contexts: a value outside `0..=255` fails the
+/// build rather than wrapping.
+pub(crate) const fn const_u8(v: i32) -> u8 {
+    let [b, 0, 0, 0] = v.to_le_bytes() else {
+        panic!("not a uint8_t value");
+    };
+    b
+}
 
 impl<T> PanicValue for *mut T {
     fn on_panic() -> Self {
@@ -363,7 +385,8 @@ pub(crate) mod tests {
         // SAFETY: a context created above, freed once.
         unsafe { crate::context::blosc2_free_ctx(again) };
         // (the panic came before the free: this frees it)
-        // SAFETY: as above.
+        // SAFETY: `again` is still live (the panicking call freed nothing);
+        // freed once, here.
         unsafe { crate::context::blosc2_free_ctx(again) };
         // int64_t
         panic_in_next_export();
@@ -380,6 +403,14 @@ pub(crate) mod tests {
         );
         // SAFETY: created above, freed once.
         unsafe { crate::context::blosc2_free_ctx(cctx) };
+    }
+
+    #[test]
+    fn narrow_codes_and_constants_keep_their_values() {
+        assert_eq!(code_i16(ErrorKind::InvalidParam), -12);
+        assert_eq!(i16::on_panic(), -1);
+        assert_eq!(const { const_u8(0) }, 0);
+        assert_eq!(const { const_u8(255) }, 255);
     }
 
     #[test]

@@ -33,7 +33,8 @@ pub unsafe extern "C" fn blosc2_cbuffer_sizes(
     blocksize: *mut i32,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `cbuffer` is NULL or has 16 readable bytes, per this
+        // function's contract, as min_header needs.
         let r = unsafe { min_header(cbuffer) };
         let h = r.unwrap_or_default();
         for (p, v) in [
@@ -54,7 +55,7 @@ pub unsafe extern "C" fn blosc2_cbuffer_sizes(
 }
 
 /// # Safety
-/// As `blosc2_cbuffer_sizes`.
+/// `cbuffer` has 16 readable bytes; the out pointers are NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc1_cbuffer_sizes(
     cbuffer: *const c_void,
@@ -64,7 +65,8 @@ pub unsafe extern "C" fn blosc1_cbuffer_sizes(
 ) {
     ffi!({
         let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
-        // SAFETY: forwarded caller contract; locals are writable.
+        // SAFETY: `cbuffer` is NULL or has 16 readable bytes, per this
+        // function's contract; the out pointers are locals.
         unsafe { blosc2_cbuffer_sizes(cbuffer, &mut n, &mut c, &mut b) };
         for (p, v) in [(nbytes, n), (cbytes, c), (blocksize, b)] {
             if !p.is_null() {
@@ -94,7 +96,8 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
         if cbytes < MIN_HEADER_LENGTH {
             return err(ErrorKind::WriteBuffer);
         }
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `cbuffer` has `cbytes` (>= 16, checked) readable bytes, per
+        // this function's contract.
         let h = match unsafe { min_header(cbuffer) } {
             Ok(h) => h,
             Err(e) => return err(e),
@@ -119,7 +122,8 @@ pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
     flags: *mut c_int,
 ) {
     ffi!({
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `cbuffer` is NULL or has 16 readable bytes, per this
+        // function's contract, as min_header needs.
         let (t, f) = match unsafe { min_header(cbuffer) } {
             Ok(h) => (h.typesize as usize, h.flags as c_int),
             Err(_) => (0, 0),
@@ -144,7 +148,8 @@ pub unsafe extern "C" fn blosc2_cbuffer_versions(
     versionlz: *mut c_int,
 ) {
     ffi!({
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `cbuffer` is NULL or has 16 readable bytes, per this
+        // function's contract, as min_header needs.
         let (v, l) = match unsafe { min_header(cbuffer) } {
             Ok(h) => (h.version as c_int, h.versionlz as c_int),
             Err(_) => (0, 0),
@@ -165,7 +170,8 @@ pub unsafe extern "C" fn blosc2_cbuffer_versions(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *const c_char {
     ffi!({
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `cbuffer` is NULL or has 16 readable bytes, per this
+        // function's contract, as min_header needs.
         match unsafe { min_header(cbuffer) } {
             Ok(h) => match h.flags >> 5 {
                 0 => c"BloscLZ".as_ptr(),
@@ -311,7 +317,8 @@ pub unsafe extern "C" fn blosc2_chunk_repeatval(
     destsize: i32,
     repeatval: *const c_void,
 ) -> c_int {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `dest` has `destsize` writable bytes and `repeatval` NULL or
+    // `typesize` readable bytes, per this function's contract.
     ffi!({ unsafe { special(cparams, Special::Value, nbytes, dest, destsize, repeatval) } })
 }
 
@@ -339,7 +346,8 @@ unsafe fn shuffle_args<'a>(
 /// through a macro, so each export is spelled out).
 ///
 /// # Safety
-/// As the exports.
+/// `src` and `dest` are NULL or have `blocksize` bytes each (readable,
+/// writable) and do not overlap.
 unsafe fn raw_filter(
     typesize: i32,
     blocksize: i32,
@@ -347,7 +355,8 @@ unsafe fn raw_filter(
     dest: *mut c_void,
     f: fn(usize, &[u8], &mut [u8]) -> blosc2_core::error::Result<()>,
 ) -> i32 {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `src` and `dest` have `blocksize` bytes each (readable,
+    // writable) and do not overlap, per this function's contract.
     match unsafe { shuffle_args(typesize, blocksize, src, dest) } {
         Ok((ts, s, d)) => match f(ts, s, d) {
             Ok(()) => blocksize,
@@ -379,7 +388,8 @@ pub unsafe extern "C" fn blosc2_shuffle(
     dest: *mut c_void,
 ) -> i32 {
     ffi!({
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `src` and `dest` have `blocksize` bytes each (readable,
+        // writable) and do not overlap, per this function's contract.
         unsafe { raw_filter(typesize, blocksize, src, dest, do_shuffle) }
     })
 }
@@ -396,7 +406,8 @@ pub unsafe extern "C" fn blosc2_unshuffle(
     dest: *mut c_void,
 ) -> i32 {
     ffi!({
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `src` and `dest` have `blocksize` bytes each (readable,
+        // writable) and do not overlap, per this function's contract.
         unsafe { raw_filter(typesize, blocksize, src, dest, do_unshuffle) }
     })
 }
@@ -413,7 +424,8 @@ pub unsafe extern "C" fn blosc2_bitshuffle(
     dest: *mut c_void,
 ) -> i32 {
     ffi!({
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `src` and `dest` have `blocksize` bytes each (readable,
+        // writable) and do not overlap, per this function's contract.
         unsafe { raw_filter(typesize, blocksize, src, dest, bitshuffle::bitshuffle) }
     })
 }
@@ -430,7 +442,8 @@ pub unsafe extern "C" fn blosc2_bitunshuffle(
     dest: *mut c_void,
 ) -> i32 {
     ffi!({
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `src` and `dest` have `blocksize` bytes each (readable,
+        // writable) and do not overlap, per this function's contract.
         unsafe { raw_filter(typesize, blocksize, src, dest, bitshuffle::bitunshuffle) }
     })
 }

@@ -156,7 +156,8 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
         };
-        // SAFETY: the caller promises the sizes describe the buffers.
+        // SAFETY: `src` has `srcsize` readable and `dest` `destsize` writable
+        // bytes, per this function's contract.
         let (src, dest) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
             Ok(v) => v,
             Err(e) => return err(e),
@@ -193,7 +194,8 @@ unsafe fn show_plugins_schunk(schunk: *mut c_void, slot: &mut Option<Arc<SchunkI
 /// Build the input and output slices of a compression call.
 ///
 /// # Safety
-/// As `blosc2_compress_ctx`.
+/// `src` is NULL or has `srcsize` readable bytes; `dest` is NULL or has
+/// `destsize` writable bytes, not overlapping `src`.
 pub(crate) unsafe fn io_slices<'a>(
     src: *const c_void,
     srcsize: i32,
@@ -233,15 +235,14 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
         };
-        // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
+        // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for
+        // upstream; `src` has `srcsize` readable bytes, per the contract.
         let lazy =
             match unsafe { super::handle::resolve_lazy(c.dparams.schunk, src, srcsize, None) } {
                 Ok(l) => l,
                 Err(e) => return err(e),
             };
-        let (src, srcsize) = lazy
-            .as_ref()
-            .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
+        let (src, srcsize) = or_return!(chunk_or_lazy(lazy.as_deref(), src, srcsize));
         c.with_kind(|k| {
             let Kind::Decompress(d) = k else {
                 trace_error!("Context is not meant for decompression.  Giving up.");
@@ -258,10 +259,28 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     })
 }
 
+/// The chunk a decoding call reads: a resolved lazy chunk in place of
+/// `src` (its length, the header's `int32_t` cbytes, always fits), or `src`.
+fn chunk_or_lazy(
+    lazy: Option<&[u8]>,
+    src: *const c_void,
+    srcsize: i32,
+) -> Result<(*const c_void, i32), ErrorKind> {
+    match lazy {
+        None => Ok((src, srcsize)),
+        Some(l) => {
+            let n = i32::try_from(l.len()).map_err(|_| ErrorKind::TwoGbLimit)?;
+            Ok((l.as_ptr().cast(), n))
+        }
+    }
+}
+
 /// Shared by the contextual and global decompression entry points.
 ///
 /// # Safety
-/// As `blosc2_decompress_ctx`.
+/// `src` is NULL or has `srcsize` readable bytes (a chunk's cbytes when
+/// fewer); `dest` is NULL or has `destsize` writable bytes, not
+/// overlapping `src`.
 pub(crate) unsafe fn decompress_with(
     d: &mut Decompressor,
     src: *const c_void,
@@ -315,7 +334,8 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
         };
-        // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
+        // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for
+        // upstream; `src` has `srcsize` readable bytes, per the contract.
         let lazy = match unsafe {
             super::handle::resolve_lazy(
                 c.dparams.schunk,
@@ -327,9 +347,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
             Ok(l) => l,
             Err(e) => return err(e),
         };
-        let (src, srcsize) = lazy
-            .as_ref()
-            .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
+        let (src, srcsize) = or_return!(chunk_or_lazy(lazy.as_deref(), src, srcsize));
         c.with_kind(|k| {
             if let Kind::Decompress(d) = k {
                 // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
@@ -338,7 +356,8 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
                     d.nchunk = current_nchunk(c.dparams.schunk);
                 }
             }
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `src` has `srcsize` readable bytes (the lazy chunk's
+            // own when resolved) and `dest` `destsize` writable, per the contract.
             unsafe { getitem_with(k, src, srcsize, start, nitems, dest, destsize, false) }
         })
     })
@@ -363,16 +382,15 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         let Some(c) = (unsafe { context.cast::<Context>().as_ref() }) else {
             return err(ErrorKind::NullPointer);
         };
-        // SAFETY: forwarded caller contract (lazy chunks: see resolve_lazy).
+        // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for
+        // upstream; `src` has `srcsize` readable bytes, per the contract.
         let lazy = match unsafe {
             super::handle::resolve_lazy(c.dparams.schunk, src, srcsize, Some((start, nbytes, true)))
         } {
             Ok(l) => l,
             Err(e) => return err(e),
         };
-        let (src, srcsize) = lazy
-            .as_ref()
-            .map_or((src, srcsize), |l| (l.as_ptr().cast(), l.len() as i32));
+        let (src, srcsize) = or_return!(chunk_or_lazy(lazy.as_deref(), src, srcsize));
         c.with_kind(|k| {
             if let Kind::Decompress(d) = k {
                 // SAFETY: `dparams.schunk` is NULL or a live super-chunk.
@@ -381,14 +399,17 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
                     d.nchunk = current_nchunk(c.dparams.schunk);
                 }
             }
-            // SAFETY: forwarded caller contract.
+            // SAFETY: `src` has `srcsize` readable bytes (the lazy chunk's
+            // own when resolved) and `dest` `destsize` writable, per the contract.
             unsafe { getitem_with(k, src, srcsize, start, nbytes, dest, destsize, true) }
         })
     })
 }
 
 /// # Safety
-/// As `blosc2_getitem_ctx`.
+/// `src` is NULL or has `srcsize` readable bytes (a chunk's cbytes when
+/// fewer); `dest` is NULL or has `destsize` writable bytes, not
+/// overlapping `src`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn getitem_with(
     kind: &mut Kind,
@@ -419,7 +440,8 @@ pub(crate) unsafe fn getitem_with(
         count as i64 * ts
     };
     // Never hand out more of `dest` than the request needs.
-    let len = want.clamp(0, destsize as i64) as usize;
+    let len = want.clamp(0, i64::from(destsize));
+    let len = or_return!(usize::try_from(len).map_err(|_| ErrorKind::InvalidParam));
     // SAFETY: `dest` has `destsize` >= len writable bytes, disjoint from
     // `src`, per the contract.
     let out = or_return!(unsafe { bytes_mut(dest, len) });

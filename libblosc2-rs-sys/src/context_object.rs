@@ -135,12 +135,11 @@ pub(crate) fn effective_cparams(mut cp: blosc2_cparams) -> Option<blosc2_cparams
         cp.clevel = c;
     }
     if let Some(name) = &e.compressor {
-        let code = super::library::compname_to_code(name);
-        if !(0..6).contains(&code) {
+        let Ok(code @ 0..6) = u8::try_from(super::library::compname_to_code(name)) else {
             trace_error!("User defined codecs cannot be set here. Use Blosc2 mechanism instead.");
             return None;
-        }
-        cp.compcode = code as u8;
+        };
+        cp.compcode = code;
     }
     if let Some(b) = e.blocksize {
         cp.blocksize = b;

@@ -110,7 +110,7 @@ fn parse() -> Env {
     }
     if let Some(v) = get("BLOSC_CLEVEL").and_then(|s| strtol(&s)) {
         if v >= 0 {
-            env.clevel = Some(v.min(255) as u8);
+            env.clevel = Some(u8::try_from(v).unwrap_or(u8::MAX));
         }
     }
     env.shuffle = match get("BLOSC_SHUFFLE").as_deref() {
@@ -126,20 +126,18 @@ fn parse() -> Env {
     };
     if let Some(v) = get("BLOSC_TYPESIZE").and_then(|s| strtol(&s)) {
         if v > 0 {
-            env.typesize = Some(v.min(i32::MAX as i64) as i32);
+            env.typesize = Some(i32::try_from(v).unwrap_or(i32::MAX));
         }
     }
     env.compressor = get("BLOSC_COMPRESSOR");
     if let Some(v) = get("BLOSC_BLOCKSIZE").and_then(|s| strtol(&s)) {
         if v > 0 {
-            env.blocksize = Some(v.min(i32::MAX as i64) as i32);
+            env.blocksize = Some(i32::try_from(v).unwrap_or(i32::MAX));
         }
     }
     if let Some(v) = get("BLOSC_NTHREADS").and_then(|s| strtol(&s)) {
         env.nthreads_raw = Some(v);
-        if v > 0 && v <= i16::MAX as i64 {
-            env.nthreads = Some(v as i16);
-        }
+        env.nthreads = i16::try_from(v).ok().filter(|&n| n > 0);
     }
     env.splitmode = match get("BLOSC_SPLITMODE").as_deref() {
         Some("ALWAYS") => Some(SplitMode::Always),

@@ -15,7 +15,8 @@ use std::ffi::{c_char, c_int};
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_remove_dir(dir_path: *const c_char) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `dir_path` is NULL or a C string, per this function's
+        // contract.
         let Some(p) = (unsafe { plain_path(dir_path) }) else {
             return ErrorKind::InvalidParam.code();
         };
@@ -41,14 +42,15 @@ pub unsafe extern "C" fn blosc2_remove_dir(dir_path: *const c_char) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_remove_urlpath(urlpath: *const c_char) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `urlpath` is NULL or a C string, per this function's
+        // contract.
         let Some(p) = (unsafe { plain_path(urlpath) }) else {
             return 0;
         };
         match std::fs::metadata(&p) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
             Err(_) => ErrorKind::Failure.code(),
-            // SAFETY: forwarded contract.
+            // SAFETY: `urlpath` is a C string (non-NULL: it named `p`).
             Ok(m) if m.is_dir() => unsafe { blosc2_remove_dir(urlpath) },
             Ok(_) => match std::fs::remove_file(&p) {
                 Ok(()) => {
@@ -66,14 +68,15 @@ pub unsafe extern "C" fn blosc2_remove_urlpath(urlpath: *const c_char) -> c_int 
 /// Rename a frame file or directory.
 ///
 /// # Safety
-/// Both are NULL or C strings.
+/// `old_urlpath` and `new_path` are NULL or C strings.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_rename_urlpath(
     old_urlpath: *mut c_char,
     new_path: *mut c_char,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `old_urlpath` and `new_path` are NULL or C strings, per
+        // this function's contract.
         let (Some(a), Some(b)) = (unsafe { plain_path(old_urlpath) }, unsafe {
             plain_path(new_path)
         }) else {

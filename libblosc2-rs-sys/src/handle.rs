@@ -88,10 +88,13 @@ pub(crate) struct Handle {
 fn cmeta(m: &blosc2_core::metalayers::Metalayer) -> CMeta {
     let name = CString::new(m.name.replace('\0', "")).unwrap_or_default();
     let mut content = m.content.clone();
+    // A content is a msgpack bin32 with an int32 length, so it always
+    // fits; were it longer, C would see a prefix of it, never more.
+    let content_len = i32::try_from(content.len()).unwrap_or(i32::MAX);
     let raw = Box::new(blosc2_metalayer {
         name: name.as_ptr() as *mut c_char,
         content: content.as_mut_ptr(),
-        content_len: content.len() as i32,
+        content_len,
     });
     CMeta {
         name,
@@ -160,20 +163,25 @@ impl Handle {
         self.metas = self.core.metalayers.iter().map(cmeta).collect();
         self.vlmetas = self.core.vlmetalayers.iter().map(cmeta).collect();
         let c = self.c.get_mut();
+        // The counts are those of the slots filled, so C never reads a NULL
+        // slot below them: at most 16 and 8 * 1024 (the core holds no more),
+        // which the u16 and i16 fields hold.
         c.metalayers = [ptr::null_mut(); super::consts::BLOSC2_MAX_METALAYERS];
-        for (i, m) in self.metas.iter_mut().enumerate() {
-            c.metalayers[i] = &mut *m.raw;
+        let mut n = 0u16;
+        for (slot, m) in c.metalayers.iter_mut().zip(self.metas.iter_mut()) {
+            *slot = &mut *m.raw;
+            n += 1;
         }
-        c.nmetalayers = self.metas.len() as u16;
+        c.nmetalayers = n;
         for p in c.vlmetalayers.iter_mut() {
             *p = ptr::null_mut();
         }
-        for (i, m) in self.vlmetas.iter_mut().enumerate() {
-            if let Some(slot) = c.vlmetalayers.get_mut(i) {
-                *slot = &mut *m.raw;
-            }
+        let mut n = 0i16;
+        for (slot, m) in c.vlmetalayers.iter_mut().zip(self.vlmetas.iter_mut()) {
+            *slot = &mut *m.raw;
+            n += 1;
         }
-        c.nvlmetalayers = self.vlmetas.len() as i16;
+        c.nvlmetalayers = n;
     }
 
     /// Refresh the public struct from the core.
@@ -469,8 +477,9 @@ impl ChunkContexts for HandleContexts {
 /// # Safety
 /// `sc` is a live super-chunk of this library.
 pub(crate) unsafe fn set_current_nchunk(sc: *mut blosc2_schunk, nchunk: i64) {
-    // SAFETY: per the contract; an aligned i64 in an UnsafeCell, stored
-    // atomically because threads sharing the super-chunk may race on it.
+    // SAFETY: `sc` is a live Handle per the contract, so `current_nchunk` is
+    // an aligned i64 in its UnsafeCell; stored atomically as threads sharing
+    // the super-chunk may race on it.
     unsafe { AtomicI64::from_ptr(ptr::addr_of_mut!((*sc).current_nchunk)) }
         .store(nchunk, Ordering::Relaxed);
 }
@@ -479,9 +488,11 @@ pub(crate) unsafe fn set_current_nchunk(sc: *mut blosc2_schunk, nchunk: i64) {
 ///
 /// # Safety
 /// `s` is NULL or a pointer returned by this library's schunk constructors
-/// and not yet freed.
+/// and not yet freed, used by one thread at a time and through no other
+/// reference while the one returned lives.
 pub(crate) unsafe fn handle<'a>(s: *mut blosc2_schunk) -> Option<&'a mut Handle> {
-    // SAFETY: per the contract, a live Handle whose first field `s` points to.
+    // SAFETY: `s` is NULL or the address of a live Handle (of its first
+    // field), not reached another way for 'a, per the contract.
     unsafe { s.cast::<Handle>().as_mut() }
 }
 
@@ -489,9 +500,11 @@ pub(crate) unsafe fn handle<'a>(s: *mut blosc2_schunk) -> Option<&'a mut Handle>
 /// one super-chunk at once.
 ///
 /// # Safety
-/// As [`handle`], and no other thread mutates the super-chunk meanwhile.
+/// `s` is NULL or a pointer returned by this library's schunk constructors
+/// and not yet freed, which nothing mutates while the reference lives.
 pub(crate) unsafe fn handle_ref<'a>(s: *mut blosc2_schunk) -> Option<&'a Handle> {
-    // SAFETY: per the contract.
+    // SAFETY: `s` is NULL or the address of a live Handle (its first field)
+    // that nothing mutates for 'a, per the contract.
     unsafe { s.cast::<Handle>().as_ref() }
 }
 
@@ -501,20 +514,24 @@ pub(crate) unsafe fn handle_ref<'a>(s: *mut blosc2_schunk) -> Option<&'a Handle>
 /// items); only the blocks it touches are read.
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk; `src` is NULL or has `srcsize`
-/// readable bytes.
+/// `schunk` is NULL or a live super-chunk that nothing mutates during the
+/// call; `src` is NULL or has `srcsize` readable bytes.
 pub(crate) unsafe fn resolve_lazy(
     schunk: *mut c_void,
     src: *const c_void,
     srcsize: i32,
     items: Option<(i32, i32, bool)>,
 ) -> Result<Option<Vec<u8>>, ErrorKind> {
-    if src.is_null() || srcsize < blosc2_core::chunk::header::EXTENDED_HEADER_LENGTH as i32 {
+    // a negative size is no chunk at all
+    let Ok(n) = usize::try_from(srcsize) else {
+        return Ok(None);
+    };
+    if src.is_null() || n < blosc2_core::chunk::header::EXTENDED_HEADER_LENGTH {
         return Ok(None);
     }
     // SAFETY: `src` (non-NULL) has `srcsize` (>= 32) readable bytes, per
     // the contract.
-    let s = unsafe { super::ptr::bytes(src, srcsize as usize) }?;
+    let s = unsafe { super::ptr::bytes(src, n) }?;
     // Nearly every chunk is not lazy: two flag bytes decide it without a
     // full header parse on every decompression.
     if !blosc2_core::chunk::header::may_be_lazy(s) {
@@ -526,16 +543,19 @@ pub(crate) unsafe fn resolve_lazy(
     if !h.is_extended() || !h.is_lazy() || h.special_bits() != 0 {
         return Ok(None);
     }
-    // SAFETY: NULL or live per the contract.
+    // SAFETY: `schunk` is NULL or a live super-chunk nothing mutates during
+    // the call, per the contract.
     let Some(owner) = (unsafe { handle_ref(schunk.cast()) }) else {
         // the reference's answer: a lazy chunk needs its super-chunk
         return Err(ErrorKind::InvalidParam);
     };
     let range = items.map(|(start, count, bytes)| {
-        let ts = if bytes { 1 } else { h.typesize as i64 };
-        let a = (start as i64 * ts).max(0) as usize;
-        let b = ((start as i64 + count.max(0) as i64) * ts).max(0) as usize;
-        (a, b)
+        let ts = if bytes { 1 } else { i64::from(h.typesize) };
+        // (i32 + i32) * 255 cannot overflow i64; an offset usize cannot
+        // hold is past any chunk, so usize::MAX stands for it
+        let at = |items: i64| usize::try_from((items * ts).max(0)).unwrap_or(usize::MAX);
+        let start = i64::from(start);
+        (at(start), at(start + i64::from(count.max(0))))
     });
     owner.core.complete_lazy(s, range).map(Some)
 }

@@ -3,7 +3,7 @@
 //! `blosc2_get_io_cb`), and [`CallbackBackend`], which lets the frame code
 //! use any registered backend through the safe [`blosc2_core::io::Backend`] trait.
 
-use super::boundary::{ffi, trace_error};
+use super::boundary::{const_u8, ffi, trace_error};
 use super::consts::{BLOSC2_IO_FILESYSTEM, BLOSC2_IO_FILESYSTEM_MMAP, BLOSC2_IO_REGISTERED};
 use super::types::{blosc2_io, blosc2_io_cb, blosc2_stdio_file, blosc2_stdio_mmap};
 use blosc2_core::error::{ErrorKind, Result};
@@ -69,7 +69,8 @@ unsafe fn stdio_file(stream: *mut c_void) -> Option<*mut libc::FILE> {
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `stream` is NULL or the `blosc2_stdio_file` blosc2_stdio_open
+        // returned, per this function's contract, as stdio_file needs.
         let Some(f) = (unsafe { stdio_file(stream) }) else {
             return -1;
         };
@@ -89,7 +90,8 @@ pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `stream` is NULL or the `blosc2_stdio_file` blosc2_stdio_open
+        // returned, per this function's contract, as stdio_file needs.
         let Some(f) = (unsafe { stdio_file(stream) }) else {
             return -1;
         };
@@ -119,7 +121,8 @@ pub unsafe extern "C" fn blosc2_stdio_write(
     stream: *mut c_void,
 ) -> i64 {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `stream` is NULL or the `blosc2_stdio_file` blosc2_stdio_open
+        // returned, per this function's contract, as stdio_file needs.
         let (Some(f), Some(n)) = (
             unsafe { stdio_file(stream) },
             nbytes_of(size, nitems, position),
@@ -152,7 +155,8 @@ pub unsafe extern "C" fn blosc2_stdio_read(
     stream: *mut c_void,
 ) -> i64 {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `stream` is NULL or the `blosc2_stdio_file` blosc2_stdio_open
+        // returned, per this function's contract, as stdio_file needs.
         let (Some(f), Some(n)) = (
             unsafe { stdio_file(stream) },
             nbytes_of(size, nitems, position),
@@ -184,7 +188,8 @@ pub unsafe extern "C" fn blosc2_stdio_read(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `stream` is NULL or the `blosc2_stdio_file` blosc2_stdio_open
+        // returned, per this function's contract, as stdio_file needs.
         let Some(f) = (unsafe { stdio_file(stream) }) else {
             return -1;
         };
@@ -320,9 +325,10 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_close(stream: *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_size(stream: *mut c_void) -> i64 {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `stream` is NULL or the live `blosc2_stdio_mmap` given to
+        // blosc2_stdio_mmap_open, per this function's contract.
         match unsafe { stream.cast::<blosc2_stdio_mmap>().as_ref() } {
-            Some(m) => m.file_size.min(i64::MAX as usize) as i64,
+            Some(m) => i64::try_from(m.file_size).unwrap_or(i64::MAX),
             None => -1,
         }
     })
@@ -341,7 +347,8 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
     stream: *mut c_void,
 ) -> i64 {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `stream` is NULL or the live `blosc2_stdio_mmap` given to
+        // blosc2_stdio_mmap_open, per this function's contract.
         let Some(m) = (unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }) else {
             return 0;
         };
@@ -351,9 +358,9 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
         if ptr_.is_null() || m.addr.is_null() {
             return 0;
         }
-        let Some(end) = usize::try_from(position)
+        let Some((start, end)) = usize::try_from(position)
             .ok()
-            .and_then(|p| p.checked_add(n))
+            .and_then(|p| Some((p, p.checked_add(n)?)))
         else {
             return 0;
         };
@@ -361,14 +368,8 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_write(
         if !unsafe { os::grow(m, end) } {
             return 0;
         }
-        // SAFETY: [position, end) lies in the mapping; `n` readable bytes at ptr_.
-        unsafe {
-            ptr::copy_nonoverlapping(
-                ptr_.cast::<u8>(),
-                m.addr.cast::<u8>().add(position as usize),
-                n,
-            )
-        };
+        // SAFETY: [start, end) lies in the mapping; `n` readable bytes at ptr_.
+        unsafe { ptr::copy_nonoverlapping(ptr_.cast::<u8>(), m.addr.cast::<u8>().add(start), n) };
         nitems
     })
 }
@@ -389,21 +390,21 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
         if ptr_.is_null() {
             return 0;
         }
-        // SAFETY: per the contract.
+        // SAFETY: `stream` is NULL or the live `blosc2_stdio_mmap` given to
+        // blosc2_stdio_mmap_open, per this function's contract.
         let m = unsafe { stream.cast::<blosc2_stdio_mmap>().as_ref() };
         let ok = match (m, nbytes_of(size, nitems, position)) {
             (Some(m), Some(n)) if !m.addr.is_null() => usize::try_from(position)
                 .ok()
-                .and_then(|p| p.checked_add(n))
-                .filter(|&e| e <= m.file_size)
-                .map(|_| m.addr),
+                .filter(|&p| p.checked_add(n).is_some_and(|e| e <= m.file_size))
+                .map(|p| (m.addr, p)),
             _ => None,
         };
         // SAFETY: writable per the contract; the address is inside the mapping.
         unsafe {
             match ok {
-                Some(a) => {
-                    *ptr_ = a.cast::<u8>().add(position as usize).cast();
+                Some((a, start)) => {
+                    *ptr_ = a.cast::<u8>().add(start).cast();
                     nitems
                 }
                 None => {
@@ -420,7 +421,8 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_read(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i64) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `stream` is NULL or the live `blosc2_stdio_mmap` given to
+        // blosc2_stdio_mmap_open, per this function's contract.
         let Some(m) = (unsafe { stream.cast::<blosc2_stdio_mmap>().as_mut() }) else {
             return -1;
         };
@@ -447,7 +449,8 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_truncate(stream: *mut c_void, size: i
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `params` is NULL or a live `blosc2_stdio_mmap`, per this
+        // function's contract.
         let Some(m) = (unsafe { params.cast::<blosc2_stdio_mmap>().as_mut() }) else {
             return -1;
         };
@@ -486,7 +489,7 @@ fn registry() -> &'static Mutex<Registry> {
     static R: OnceLock<Mutex<Registry>> = OnceLock::new();
     R.get_or_init(|| {
         let fs = blosc2_io_cb {
-            id: BLOSC2_IO_FILESYSTEM as u8,
+            id: const { const_u8(BLOSC2_IO_FILESYSTEM) },
             name: c"filesystem".as_ptr() as *mut c_char,
             is_allocation_necessary: true,
             open: Some(blosc2_stdio_open),
@@ -498,7 +501,7 @@ fn registry() -> &'static Mutex<Registry> {
             destroy: Some(blosc2_stdio_destroy),
         };
         let mmap = blosc2_io_cb {
-            id: BLOSC2_IO_FILESYSTEM_MMAP as u8,
+            id: const { const_u8(BLOSC2_IO_FILESYSTEM_MMAP) },
             name: c"filesystem_mmap".as_ptr() as *mut c_char,
             is_allocation_necessary: false,
             open: Some(blosc2_stdio_mmap_open),
@@ -579,7 +582,8 @@ pub(crate) struct CallbackBackend {
 // SAFETY: callbacks are plain C functions; upstream calls them from any
 // thread too, and the params pointer is only passed through to them.
 unsafe impl Send for CallbackBackend {}
-// SAFETY: as above; the backend holds no Rust state that could be shared.
+// SAFETY: the callbacks may be called from any thread at once, as
+// upstream's are; the backend holds no Rust state that could be shared.
 unsafe impl Sync for CallbackBackend {}
 
 struct CallbackStream {

@@ -21,6 +21,10 @@
 //!
 //! All conversions from pointers to Rust references are in [`ptr`]; every
 //! export's body runs inside the panic boundary in [`boundary`].
+
+// Every narrowing of a C value is checked: a size or count that does not fit
+// is an error code, never a wrapped value.
+#![warn(clippy::cast_possible_truncation)]
 pub mod consts;
 pub mod types;
 

@@ -1,7 +1,7 @@
 //! Library-wide calls: init/destroy, names and versions, error strings,
 //! global settings, timestamps.
 
-use super::boundary::{err, ffi};
+use super::boundary::{code_i16, err, ffi};
 use super::types::{blosc_threads_callback, blosc_timestamp_t};
 use blosc2_core::error::{cmessage_for_code, ErrorKind};
 use blosc2_core::{codecs, registry};
@@ -264,7 +264,7 @@ pub extern "C" fn blosc2_get_nthreads() -> i16 {
 pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
     ffi!({
         if nthreads <= 0 {
-            return ErrorKind::InvalidParam.code() as i16;
+            return code_i16(ErrorKind::InvalidParam);
         }
         G_NTHREADS.swap(nthreads, Ordering::Relaxed)
     })
@@ -329,7 +329,8 @@ unsafe extern "C" fn run_job(p: *mut c_void) {
     // Nothing may unwind into the host's C frames (the pool catches panics
     // of its own work; this catches the rest).
     ffi!({
-        // SAFETY: per the contract; NULL (a broken host) is ignored.
+        // SAFETY: `p` is NULL (a broken host: ignored) or a `Job` of the
+        // running `CRunner::run` call, per this function's contract.
         if let Some(j) = unsafe { p.cast::<Job>().as_ref() } {
             (j.job)(j.w)
         }
@@ -346,7 +347,7 @@ impl blosc2_core::pool::Runner for CRunner {
             (self.cb)(
                 self.data as *mut c_void,
                 Some(run_job),
-                njobs.min(c_int::MAX as usize) as c_int,
+                c_int::try_from(njobs).unwrap_or(c_int::MAX),
                 std::mem::size_of::<Job>(),
                 jobs.as_mut_ptr().cast(),
             )

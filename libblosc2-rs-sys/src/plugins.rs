@@ -123,7 +123,8 @@ fn symbol(lib: *mut c_void, symbol: *const c_char) -> Option<*mut c_void> {
 /// # Safety
 /// `p` is NULL or NUL-terminated (a plugin's name, per its contract).
 unsafe fn name_str(p: *const c_char) -> String {
-    // SAFETY: forwarded contract.
+    // SAFETY: `p` is NULL or NUL-terminated, per this function's contract,
+    // as c_string_lossy needs.
     unsafe { crate::ptr::c_string_lossy(p) }.unwrap_or_else(|| "(NULL)".into())
 }
 

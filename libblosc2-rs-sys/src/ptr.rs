@@ -20,6 +20,15 @@ use std::ffi::{c_char, CStr};
 use std::os::raw::c_void;
 use std::path::PathBuf;
 
+/// No object is larger than `isize::MAX` bytes: a count that claims more
+/// is refused before a slice is made of it.
+fn fits<T>(n: usize) -> Result<(), ErrorKind> {
+    match n.checked_mul(std::mem::size_of::<T>()) {
+        Some(b) if isize::try_from(b).is_ok() => Ok(()),
+        _ => Err(ErrorKind::InvalidParam),
+    }
+}
+
 /// `n` values at `p`; NULL only with `n == 0`.
 ///
 /// # Safety
@@ -32,7 +41,9 @@ pub unsafe fn slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], ErrorKind> 
     if p.is_null() {
         return Err(ErrorKind::NullPointer);
     }
-    // SAFETY: non-NULL with n > 0; aligned, initialized and unaliased by
+    fits::<T>(n)?;
+    // SAFETY: non-NULL with n > 0, at most isize::MAX bytes; aligned,
+    // initialized and unaliased by
     // writes for 'a per this function's contract.
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
@@ -49,7 +60,9 @@ pub unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T], Error
     if p.is_null() {
         return Err(ErrorKind::NullPointer);
     }
-    // SAFETY: non-NULL with n > 0; aligned, initialized and exclusive for
+    fits::<T>(n)?;
+    // SAFETY: non-NULL with n > 0, at most isize::MAX bytes; aligned,
+    // initialized and exclusive for
     // 'a per this function's contract.
     Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
 }
@@ -72,7 +85,8 @@ pub unsafe fn optional<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
 /// # Safety
 /// As [`slice`] for `u8`.
 pub unsafe fn bytes<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], ErrorKind> {
-    // SAFETY: the same contract, for bytes.
+    // SAFETY: `p` is NULL or has `len` readable bytes, unchanged for 'a,
+    // per this function's contract, as slice needs for u8.
     unsafe { slice(p.cast::<u8>(), len) }
 }
 
@@ -81,7 +95,8 @@ pub unsafe fn bytes<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], ErrorK
 /// # Safety
 /// As [`slice_mut`] for `u8`.
 pub unsafe fn bytes_mut<'a>(p: *mut c_void, len: usize) -> Result<&'a mut [u8], ErrorKind> {
-    // SAFETY: the same contract, for bytes.
+    // SAFETY: `p` is NULL or has `len` writable bytes, exclusive for 'a,
+    // per this function's contract, as slice_mut needs for u8.
     unsafe { slice_mut(p.cast::<u8>(), len) }
 }
 
@@ -99,10 +114,12 @@ pub unsafe fn chunk_slice<'a>(p: *const c_void, srcsize: usize) -> Result<&'a [u
     // SAFETY: at least 16 readable bytes when non-NULL, per the contract.
     let head = unsafe { bytes(p, MIN_HEADER_LENGTH) }?;
     let cbytes = i32::from_le_bytes([head[12], head[13], head[14], head[15]]);
-    if cbytes < MIN_HEADER_LENGTH as i32 {
+    // a negative cbytes fails the conversion, a short one the test
+    let cbytes = usize::try_from(cbytes).map_err(|_| ErrorKind::InvalidHeader)?;
+    if cbytes < MIN_HEADER_LENGTH {
         return Err(ErrorKind::InvalidHeader);
     }
-    let len = srcsize.min(cbytes as usize);
+    let len = srcsize.min(cbytes);
     // SAFETY: len <= srcsize and <= cbytes readable bytes, per the contract.
     unsafe { bytes(p, len) }
 }
@@ -246,6 +263,23 @@ mod tests {
                 chunk_slice(std::ptr::null(), 32),
                 Err(ErrorKind::NullPointer)
             );
+        }
+    }
+
+    #[test]
+    fn a_chunk_is_cut_to_its_cbytes_and_a_bad_cbytes_refused() {
+        let mut c = [0u8; 64];
+        c[12..16].copy_from_slice(&40i32.to_le_bytes());
+        // SAFETY: a live local array of 64 bytes.
+        unsafe {
+            assert_eq!(chunk_slice(c.as_ptr().cast(), 64).map(<[u8]>::len), Ok(40));
+            assert_eq!(chunk_slice(c.as_ptr().cast(), 20).map(<[u8]>::len), Ok(20));
+        }
+        for bad in [-1i32, 15, i32::MIN] {
+            c[12..16].copy_from_slice(&bad.to_le_bytes());
+            // SAFETY: `c` is still a live local array of 64 bytes.
+            let r = unsafe { chunk_slice(c.as_ptr().cast(), 64) };
+            assert_eq!(r, Err(ErrorKind::InvalidHeader));
         }
     }
 

@@ -83,11 +83,13 @@ impl Drop for Reading<'_> {
 /// Begin a read of `schunk` (see the module docs).
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk that no other thread mutates
-/// meanwhile (upstream's contract for handles).
+/// `schunk` is NULL or a live super-chunk of this library that no other
+/// thread mutates while the returned [`Reading`] lives (upstream's contract
+/// for handles).
 pub(crate) unsafe fn reading<'a>(schunk: *mut blosc2_schunk) -> Result<Reading<'a>, ErrorKind> {
     let p = schunk.cast::<Handle>();
-    // SAFETY: per the contract.
+    // SAFETY: `schunk` is NULL or the address of a live Handle (its first
+    // field) that no other thread mutates for 'a, per the contract.
     let h: &'a Handle = unsafe { p.as_ref() }.ok_or(ErrorKind::NullPointer)?;
     h.readers.fetch_add(1, Ordering::AcqRel);
     let mut r = Reading {
@@ -120,7 +122,8 @@ pub(crate) unsafe fn reading<'a>(schunk: *mut blosc2_schunk) -> Result<Reading<'
                 h.gate.exit();
                 return Err(e);
             }
-            // SAFETY: as above; no frame lock was taken without locking.
+            // SAFETY: the gate is still held and this is still the only
+            // read; it ends the read begun just above (no frame lock taken).
             let _ = unsafe { (*p).core.end_read() };
         }
         h.gate.exit();

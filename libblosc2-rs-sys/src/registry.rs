@@ -50,7 +50,7 @@ fn plugin_dparams(ctx: &PluginContext) -> blosc2_dparams {
 }
 
 fn len_i32(n: usize) -> i32 {
-    n.min(i32::MAX as usize) as i32
+    i32::try_from(n).unwrap_or(i32::MAX)
 }
 
 /// A plugin's two functions (encoder and decoder, or forward and
@@ -232,7 +232,9 @@ fn register_global_plugins_now() {
     // registered, as upstream built without BUILD_PLUGINS registers none
     let loadable = super::library::global_plugins().filter(|p| p.0 >= 36);
     for &(id, name) in loadable {
-        let id = id as u8;
+        let Ok(id) = u8::try_from(id) else {
+            continue;
+        };
         let name = name.to_string_lossy().into_owned();
         let c = blosc2_codec {
             compcode: id,

@@ -42,11 +42,13 @@ unsafe fn full_chunk(
     srcsize: i32,
     owned: &mut Option<Vec<u8>>,
 ) -> Result<&[u8], ErrorKind> {
-    // SAFETY: forwarded caller contract.
+    // SAFETY: `schunk` is NULL or a live super-chunk and `src` has `srcsize`
+    // readable bytes, per this function's contract, as resolve_lazy needs.
     *owned = unsafe { super::handle::resolve_lazy(schunk, src, srcsize, None) }?;
     match owned {
         Some(v) => Ok(v.as_slice()),
-        // SAFETY: forwarded caller contract.
+        // SAFETY: `src` has `srcsize` readable bytes, per this function's
+        // contract.
         None => unsafe { chunk_at(src, srcsize) },
     }
 }
@@ -190,10 +192,13 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
                 Err(e) => return err(e),
             };
             let n = vl.nblocks();
-            if n > maxblocks as usize {
-                trace_error!("Not enough output entries for VL-block decompression.");
-                return err(ErrorKind::InvalidParam);
-            }
+            let count = match c_int::try_from(n) {
+                Ok(count) if count <= maxblocks => count,
+                _ => {
+                    trace_error!("Not enough output entries for VL-block decompression.");
+                    return err(ErrorKind::InvalidParam);
+                }
+            };
             // Every block gets its buffer first, so they can be decoded in
             // parallel; any failure frees them all.
             let mut got: Vec<(*mut u8, usize)> = Vec::with_capacity(n);
@@ -203,7 +208,14 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
                     unsafe { libc::free(p.cast()) };
                 }
             };
+            // each block's size is a positive int32_t of the chunk's index
+            let mut sizes: Vec<i32> = Vec::with_capacity(n);
             for len in vl.block_sizes() {
+                let Ok(size) = i32::try_from(len) else {
+                    free_all(&got);
+                    return err(ErrorKind::InvalidHeader);
+                };
+                sizes.push(size);
                 match calloc_bytes(len) {
                     Ok(p) => got.push((p, len)),
                     Err(e) => {
@@ -232,14 +244,14 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
                 free_all(&got);
                 return err(e);
             }
-            for (j, &(p, len)) in got.iter().enumerate() {
+            for (j, (&(p, _), &size)) in got.iter().zip(&sizes).enumerate() {
                 // SAFETY: j < n <= maxblocks writable entries per the contract.
                 unsafe {
                     *dests.add(j) = p.cast();
-                    *destsizes.add(j) = len as i32;
+                    *destsizes.add(j) = size;
                 }
             }
-            n as c_int
+            count
         })
     })
 }
@@ -279,7 +291,8 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
 /// Decode block `nblock` of a chunk with a decompression context.
 ///
 /// # Safety
-/// As `blosc2_vldecompress_block_ctx`.
+/// `schunk` is NULL or a live super-chunk; `src` is NULL or has `srcsize`
+/// readable bytes; `dest` and `destsize` are writable.
 unsafe fn block_with(
     d: &Decompressor,
     schunk: *mut c_void,
@@ -305,12 +318,18 @@ unsafe fn block_with(
     }
     match malloc_block(&vl, nblock as usize, d, &mut VlScratch::default()) {
         Ok((p, n)) => {
+            // a block's size is a positive int32_t of the chunk's index
+            let Ok(size) = i32::try_from(n) else {
+                // SAFETY: malloc()ed by malloc_block and not handed out.
+                unsafe { libc::free(p.cast()) };
+                return err(ErrorKind::InvalidHeader);
+            };
             // SAFETY: both are non-NULL and writable per the contract.
             unsafe {
                 dest.write(p);
-                destsize.write(n as i32);
+                destsize.write(size);
             }
-            n as c_int
+            size
         }
         Err(e) => err(e),
     }
@@ -348,8 +367,9 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
                 return err(ErrorKind::InvalidParam);
             }
             let schunk = c.dparams.schunk;
-            // SAFETY: `schunk` is NULL or a live super-chunk; forwarded caller
-            // contract.
+            // SAFETY: `schunk` is NULL or a live super-chunk, `src` has
+            // `srcsize` readable bytes and `dest`/`destsize` are writable
+            // (non-NULL above), per the contract, as block_with needs.
             unsafe {
                 d.nchunk = super::context::current_nchunk(schunk);
                 block_with(d, schunk, src, srcsize, nblock, dest, destsize)
@@ -393,8 +413,8 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
         }
         // SAFETY: the super-chunk is live, so its dctx is NULL or a live context.
         let dctx = unsafe { (*schunk).dctx };
-        // SAFETY: as above; NULL checked by as_ref.
-        // SAFETY: as above; NULL checked by as_ref.
+        // SAFETY: `dctx` is NULL or a live context (above); NULL checked by
+        // as_ref.
         let rc = match unsafe { dctx.cast::<Context>().as_ref() } {
             Some(cx) => cx.with_kind(|k| match k {
                 // SAFETY: `chunk` holds `cbytes` bytes; the out pointers are

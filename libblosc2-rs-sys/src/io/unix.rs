@@ -131,17 +131,15 @@ pub(super) fn mmap_mode(mode: &[u8]) -> Option<(i64, i64, bool, &'static std::ff
 /// # Safety
 /// `m.file` is a live FILE and `m.fd` its descriptor; `m.addr` is unmapped.
 pub(super) unsafe fn map(m: &mut blosc2_stdio_mmap) -> bool {
-    // SAFETY: our own descriptor and flags that mmap_mode chose.
-    let addr = unsafe {
-        lfs::mmap(
-            ptr::null_mut(),
-            m.mapping_size,
-            m.access_flags as c_int,
-            m.map_flags as c_int,
-            m.fd,
-            0,
-        )
+    // mmap_mode's flags are c_ints; other values are no mmap flags at all
+    let (Ok(prot), Ok(flags)) = (
+        c_int::try_from(m.access_flags),
+        c_int::try_from(m.map_flags),
+    ) else {
+        return false;
     };
+    // SAFETY: our own descriptor and flags that mmap_mode chose.
+    let addr = unsafe { lfs::mmap(ptr::null_mut(), m.mapping_size, prot, flags, m.fd, 0) };
     if addr == libc::MAP_FAILED {
         return false;
     }
@@ -219,6 +217,7 @@ pub(super) unsafe fn unmap(m: &mut blosc2_stdio_mmap) -> c_int {
 /// # Safety
 /// `f` is a live FILE.
 pub(super) unsafe fn map_size(f: *mut libc::FILE) -> Option<usize> {
-    // SAFETY: forwarded.
+    // SAFETY: `f` is a live FILE, per this function's contract, as
+    // file_size needs.
     usize::try_from(unsafe { file_size(f) }).ok()
 }

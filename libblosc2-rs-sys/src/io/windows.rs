@@ -56,7 +56,8 @@ unsafe fn with_file<R>(f: *mut libc::FILE, op: impl FnOnce(&File) -> R) -> Optio
 /// # Safety
 /// `f` is a live FILE.
 pub(super) unsafe fn file_size(f: *mut libc::FILE) -> i64 {
-    // SAFETY: forwarded.
+    // SAFETY: `f` is a live FILE, per this function's contract, as
+    // with_file needs.
     unsafe { with_file(f, |file| file.metadata().map(|m| m.len())) }
         .and_then(|r| r.ok())
         .and_then(|n| i64::try_from(n).ok())
@@ -113,7 +114,8 @@ pub(super) unsafe fn pio(
         }
         done
     };
-    // SAFETY: forwarded.
+    // SAFETY: `f` is a live FILE, per this function's contract, as
+    // with_file needs.
     unsafe { with_file(f, run) }.unwrap_or(0)
 }
 
@@ -127,7 +129,8 @@ pub(super) unsafe fn truncate(f: *mut libc::FILE, size: i64) -> c_int {
     };
     // SAFETY: a live FILE per the caller.
     unsafe { libc::fflush(f) };
-    // SAFETY: forwarded.
+    // SAFETY: `f` is a live FILE, per this function's contract, as
+    // with_file needs.
     match unsafe { with_file(f, |file| file.set_len(size)) } {
         Some(Ok(())) => 0,
         _ => -1,
@@ -169,18 +172,14 @@ fn map_view(m: &mut blosc2_stdio_mmap) -> bool {
     let (Ok(prot), Ok(access)) = (u32::try_from(m.access_flags), u32::try_from(m.map_flags)) else {
         return false;
     };
-    let size = m.mapping_size as u64;
+    // the size as the high and low 32-bit halves the call takes
+    let [l0, l1, l2, l3, h0, h1, h2, h3] = (m.mapping_size as u64).to_le_bytes();
+    let (high, low) = (
+        u32::from_le_bytes([h0, h1, h2, h3]),
+        u32::from_le_bytes([l0, l1, l2, l3]),
+    );
     // SAFETY: a live file handle; no security attributes, no name.
-    let mh = unsafe {
-        CreateFileMappingW(
-            h,
-            ptr::null(),
-            prot,
-            (size >> 32) as u32,
-            size as u32,
-            ptr::null(),
-        )
-    };
+    let mh = unsafe { CreateFileMappingW(h, ptr::null(), prot, high, low, ptr::null()) };
     if mh.is_null() {
         return false;
     }
@@ -285,6 +284,7 @@ pub(super) unsafe fn unmap(m: &mut blosc2_stdio_mmap) -> c_int {
 /// # Safety
 /// `f` is a live FILE.
 pub(super) unsafe fn map_size(f: *mut libc::FILE) -> Option<usize> {
-    // SAFETY: forwarded.
+    // SAFETY: `f` is a live FILE, per this function's contract, as
+    // file_size needs.
     usize::try_from(unsafe { file_size(f) }).ok()
 }

@@ -15,34 +15,40 @@ use blosc2_core::schunk::SuperChunk;
 /// an operation that depends on it.
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk.
+/// `schunk` is NULL or a live super-chunk of this library, used by no other
+/// thread during the call.
 pub(super) unsafe fn pull(schunk: *mut blosc2_schunk) {
-    // SAFETY: per the contract.
+    // SAFETY: `schunk` is NULL or a live handle this thread alone uses, per
+    // the contract.
     if let Some(h) = unsafe { handle(schunk) } {
         h.pull();
     }
 }
 
-/// Run `f` on the core and sync the public struct afterwards.
+/// Run `f` on the core and sync the public struct afterwards; its result
+/// as upstream's convention has it ([`code`]), in the export's return type
+/// (`int` or `int64_t`), so a value is never cut to fit.
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk.
-pub(super) unsafe fn with<T: CValue<i64>>(
+/// `schunk` is NULL or a live super-chunk of this library, used by no other
+/// thread during the call.
+pub(super) unsafe fn with<R: From<i32>, T: CValue<R>>(
     schunk: *mut blosc2_schunk,
     f: impl FnOnce(&mut SuperChunk) -> Result<T, ErrorKind>,
-) -> i64 {
+) -> R {
     if schunk.is_null() {
-        return err(ErrorKind::NullPointer) as i64;
+        return R::from(err(ErrorKind::NullPointer));
     }
-    // SAFETY: per the contract.
+    // SAFETY: `schunk` is a live super-chunk this thread alone uses, per
+    // the contract.
     unsafe { pull(schunk) };
     // Only the core is borrowed while `f` runs: plugins it calls read the
     // public struct (and C may write it) meanwhile.
-    // SAFETY: per the contract, a live Handle whose first field `schunk`
-    // addresses.
+    // SAFETY: `schunk` is the address of a live Handle (of its first field)
+    // no other thread uses, per the contract.
     let core = unsafe { &mut (*schunk.cast::<Handle>()).core };
     let r = f(core);
-    // SAFETY: as above; `f` is done with the core.
+    // SAFETY: the same live Handle; `f` is done with the core.
     if let Some(h) = unsafe { handle(schunk) } {
         h.sync_metas();
         h.sync();

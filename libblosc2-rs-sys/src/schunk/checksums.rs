@@ -27,7 +27,7 @@ fn state_code(f: FrameCheck) -> c_int {
 
 /// The report as C sees it, and the code the verifying function returns:
 /// 0 when nothing is damaged, `BLOSC2_ERROR_DATA` otherwise.
-fn publish(r: &VerifyReport, nchunks: i64, out: &mut blosc2rs_verify_report) -> i64 {
+fn publish(r: &VerifyReport, nchunks: i64, out: &mut blosc2rs_verify_report) -> c_int {
     *out = blosc2rs_verify_report {
         frame_state: state_code(r.frame),
         nchunks,
@@ -40,7 +40,7 @@ fn publish(r: &VerifyReport, nchunks: i64, out: &mut blosc2rs_verify_report) -> 
     if r.ok() {
         0
     } else {
-        err(ErrorKind::Data) as i64
+        err(ErrorKind::Data)
     }
 }
 
@@ -50,15 +50,16 @@ fn publish(r: &VerifyReport, nchunks: i64, out: &mut blosc2rs_verify_report) -> 
 /// Returns 0, or a negative `BLOSC2_ERROR_*` code.
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2rs_schunk_set_checksums(
     schunk: *mut blosc2_schunk,
     on: bool,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        unsafe { with(schunk, |core| core.set_checksums(on).map(|_| 0i64)) as c_int }
+        // SAFETY: `schunk` is NULL or a live super-chunk, per this
+        // function's contract, as `with` needs.
+        unsafe { with(schunk, |core| core.set_checksums(on)) }
     })
 }
 
@@ -66,12 +67,13 @@ pub unsafe extern "C" fn blosc2rs_schunk_set_checksums(
 /// frame), 0 when not, or a negative `BLOSC2_ERROR_*` code.
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2rs_schunk_get_checksums(schunk: *mut blosc2_schunk) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        unsafe { with(schunk, |core| Ok(i64::from(core.checksums()))) as c_int }
+        // SAFETY: `schunk` is NULL or a live super-chunk, per this
+        // function's contract, as `with` needs.
+        unsafe { with(schunk, |core| Ok(c_int::from(core.checksums()))) }
     })
 }
 
@@ -80,19 +82,20 @@ pub unsafe extern "C" fn blosc2rs_schunk_get_checksums(schunk: *mut blosc2_schun
 /// fails with `BLOSC2_ERROR_DATA`. Returns 0, or a negative code.
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2rs_schunk_set_verified_reads(
     schunk: *mut blosc2_schunk,
     on: bool,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk, per this
+        // function's contract, as `with` needs.
         unsafe {
             with(schunk, |core| {
                 core.set_verified_reads(on);
-                Ok(0i64)
-            }) as c_int
+                Ok(())
+            })
         }
     })
 }
@@ -104,7 +107,8 @@ pub unsafe extern "C" fn blosc2rs_schunk_set_verified_reads(
 /// the header is, or another negative code.
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk; `report` is NULL or writable.
+/// `schunk` is NULL or a live super-chunk made by this library; `report` is
+/// NULL or one writable `blosc2rs_verify_report`, outside the super-chunk.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2rs_schunk_verify(
     schunk: *mut blosc2_schunk,
@@ -114,13 +118,13 @@ pub unsafe extern "C" fn blosc2rs_schunk_verify(
         if report.is_null() {
             return err(ErrorKind::NullPointer);
         }
-        // SAFETY: forwarded contract; `report` is writable and not aliased
-        // by the super-chunk.
+        // SAFETY: `schunk` is NULL or live, as `with` needs; `report`
+        // (non-NULL) is writable and not part of it, per the contract.
         unsafe {
             with(schunk, |core| {
                 let r = core.verify();
                 Ok(publish(&r, core.nchunks(), &mut *report))
-            }) as c_int
+            })
         }
     })
 }
@@ -130,7 +134,8 @@ pub unsafe extern "C" fn blosc2rs_schunk_verify(
 /// close it. Returns as that function, or the error of the open.
 ///
 /// # Safety
-/// `urlpath` is NULL or a C string; `report` is NULL or writable.
+/// `urlpath` is NULL or a NUL-terminated string; `report` is NULL or one
+/// writable `blosc2rs_verify_report`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2rs_verify_frame(
     urlpath: *const c_char,
@@ -141,7 +146,8 @@ pub unsafe extern "C" fn blosc2rs_verify_frame(
         if report.is_null() {
             return err(ErrorKind::NullPointer);
         }
-        // SAFETY: forwarded contract.
+        // SAFETY: `urlpath` is NULL or NUL-terminated, per the contract, as
+        // ptr::urlpath needs.
         let Some(path) = (unsafe { crate::ptr::urlpath(urlpath) }) else {
             return err(ErrorKind::NullPointer);
         };
@@ -151,8 +157,8 @@ pub unsafe extern "C" fn blosc2rs_verify_frame(
         let io = blosc2_core::io::default_backend();
         match SuperChunk::open(&path, offset, io) {
             Ok(sc) => {
-                // SAFETY: `report` is writable per the contract.
-                publish(&sc.verify(), sc.nchunks(), unsafe { &mut *report }) as c_int
+                // SAFETY: `report` (non-NULL) is writable, per the contract.
+                publish(&sc.verify(), sc.nchunks(), unsafe { &mut *report })
             }
             Err(e) => err(e),
         }

@@ -15,7 +15,8 @@ use std::ffi::c_int;
 /// New chunk order: chunk `i` becomes the old `offsets_order[i]`.
 ///
 /// # Safety
-/// `schunk` is live; `offsets_order` has `nchunks` readable values.
+/// `schunk` is NULL or a live super-chunk made by this library;
+/// `offsets_order` is NULL or has `schunk->nchunks` readable values.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
     schunk: *mut blosc2_schunk,
@@ -25,24 +26,27 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
         if offsets_order.is_null() {
             return err(ErrorKind::NullPointer);
         }
-        // SAFETY: forwarded contract.
-        let r = unsafe {
+        // SAFETY: `schunk` is NULL or live, per the contract, as `with`
+        // needs.
+        unsafe {
             with(schunk, |core| {
-                let n = core.nchunks() as usize;
+                // more chunks than this address space can list cannot come
+                // with their order in memory
+                let n =
+                    usize::try_from(core.nchunks()).map_err(|_| ErrorKind::MaxBufsizeExceeded)?;
                 // SAFETY: `offsets_order` (non-NULL) has `nchunks` readable
                 // values, per the contract.
                 let order = crate::ptr::slice(offsets_order, n)?;
-                core.reorder(order).map(|()| 0i64)
+                core.reorder(order)
             })
-        };
-        r as c_int
+        }
     })
 }
 
 /// Fill an empty super-chunk with special values.
 ///
 /// # Safety
-/// `schunk` is live.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_fill_special(
     schunk: *mut blosc2_schunk,
@@ -55,7 +59,8 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(
             Some(k @ (Special::Zero | Special::Nan | Special::Uninit)) => k,
             _ => return err(ErrorKind::SchunkSpecial) as i64,
         };
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` is NULL or live, per the contract, as `with`
+        // needs.
         unsafe { with(schunk, |core| core.fill_special(nitems, kind, chunksize)) }
     },)
 }

@@ -19,13 +19,14 @@ use std::ptr;
 /// A chunk given by C: its header's cbytes bytes.
 ///
 /// # Safety
-/// `chunk` is NULL or a valid chunk.
+/// `chunk` is NULL or readable for the 16 leading bytes of a chunk header
+/// and for the `cbytes` bytes they give, unchanged for `'a`.
 unsafe fn c_chunk<'a>(chunk: *const u8) -> Result<&'a [u8], ErrorKind> {
     if chunk.is_null() {
         return Err(ErrorKind::NullPointer);
     }
-    // SAFETY: a valid chunk starts with its 32-byte header... at least the 16
-    // leading bytes tell its length.
+    // SAFETY: `chunk` (non-NULL) is readable for its 16 leading bytes and
+    // the `cbytes` they give, what chunk_slice reads, per the contract.
     unsafe { crate::ptr::chunk_slice(chunk.cast(), i32::MAX as usize) }
 }
 
@@ -33,10 +34,12 @@ unsafe fn c_chunk<'a>(chunk: *const u8) -> Result<&'a [u8], ErrorKind> {
 /// keeps it; we store a copy, so the caller's malloc()ed buffer is freed).
 ///
 /// # Safety
-/// `chunk` came from malloc and is not used by the caller afterwards.
+/// With `copy` false, `chunk` is NULL or a block from malloc that nothing
+/// uses afterwards.
 unsafe fn consume(chunk: *mut u8, copy: bool) {
     if !copy && !chunk.is_null() {
-        // SAFETY: per the contract.
+        // SAFETY: a malloc()ed block given up to us (`copy` false), per the
+        // contract, freed once here.
         unsafe { libc::free(chunk.cast()) };
     }
 }
@@ -45,17 +48,21 @@ unsafe fn consume(chunk: *mut u8, copy: bool) {
 /// success take ownership of it when `copy` is false, as upstream does.
 ///
 /// # Safety
-/// As `blosc2_schunk_append_chunk`.
+/// `schunk` is NULL or a live super-chunk made by this library; `chunk` is
+/// NULL or a whole chunk (the `cbytes` its header gives), malloc()ed and
+/// given up by the caller when `copy` is false.
 unsafe fn store_chunk<T: CValue<i64>>(
     schunk: *mut blosc2_schunk,
     chunk: *mut u8,
     copy: bool,
     op: impl FnOnce(&mut SuperChunk, &[u8]) -> Result<T, ErrorKind>,
 ) -> i64 {
-    // SAFETY: forwarded contract.
+    // SAFETY: `schunk` is NULL or live, as `with` needs; `chunk` is NULL or
+    // a whole chunk, as c_chunk needs, per the contract.
     let r = unsafe { with(schunk, |core| op(core, c_chunk(chunk)?)) };
     if r >= 0 {
-        // SAFETY: forwarded contract.
+        // SAFETY: with `copy` false, `chunk` is a malloc()ed block the caller
+        // gave up, per the contract; the core kept a copy of it.
         unsafe { consume(chunk, copy) };
     }
     r
@@ -64,7 +71,9 @@ unsafe fn store_chunk<T: CValue<i64>>(
 /// Append a compressed chunk; returns the number of chunks.
 ///
 /// # Safety
-/// `schunk` is live; `chunk` is a valid chunk (malloc()ed if `copy` is false).
+/// `schunk` is NULL or a live super-chunk made by this library; `chunk` is
+/// NULL or a whole chunk (the `cbytes` its header gives), malloc()ed and
+/// not used by the caller after a success when `copy` is false.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     schunk: *mut blosc2_schunk,
@@ -72,7 +81,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
     copy: bool,
 ) -> i64 {
     ffi!({
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` and `chunk` are as store_chunk needs, per this
+        // function's contract (the same).
         unsafe { store_chunk(schunk, chunk, copy, |core, c| core.append_chunk(c)) }
     })
 }
@@ -80,7 +90,9 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
 /// Insert a compressed chunk at `nchunk`.
 ///
 /// # Safety
-/// As `blosc2_schunk_append_chunk`.
+/// `schunk` is NULL or a live super-chunk made by this library; `chunk` is
+/// NULL or a whole chunk (the `cbytes` its header gives), malloc()ed and
+/// not used by the caller after a success when `copy` is false.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     schunk: *mut blosc2_schunk,
@@ -89,7 +101,8 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
     copy: bool,
 ) -> i64 {
     ffi!({
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` and `chunk` are as store_chunk needs, per this
+        // function's contract (the same).
         unsafe { store_chunk(schunk, chunk, copy, |core, c| core.insert_chunk(nchunk, c)) }
     })
 }
@@ -97,7 +110,9 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
 /// Replace chunk `nchunk`.
 ///
 /// # Safety
-/// As `blosc2_schunk_append_chunk`.
+/// `schunk` is NULL or a live super-chunk made by this library; `chunk` is
+/// NULL or a whole chunk (the `cbytes` its header gives), malloc()ed and
+/// not used by the caller after a success when `copy` is false.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     schunk: *mut blosc2_schunk,
@@ -106,7 +121,8 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
     copy: bool,
 ) -> i64 {
     ffi!({
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` and `chunk` are as store_chunk needs, per this
+        // function's contract (the same).
         unsafe { store_chunk(schunk, chunk, copy, |core, c| core.update_chunk(nchunk, c)) }
     })
 }
@@ -114,14 +130,15 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
 /// Delete chunk `nchunk`.
 ///
 /// # Safety
-/// `schunk` is live.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
     schunk: *mut blosc2_schunk,
     nchunk: i64,
 ) -> i64 {
     ffi!({
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` is NULL or live, per the contract, as `with`
+        // needs.
         unsafe { with(schunk, |core| core.delete_chunk(nchunk)) }
     },)
 }
@@ -129,7 +146,8 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(
 /// Compress `nbytes` of `src` and append them.
 ///
 /// # Safety
-/// `schunk` is live; `src` has `nbytes` readable bytes.
+/// `schunk` is NULL or a live super-chunk made by this library; `src` is
+/// NULL or has `nbytes` readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_buffer(
     schunk: *mut blosc2_schunk,
@@ -145,9 +163,11 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         // As upstream: compress through the super-chunk's context, then
         // append. Only the first step runs prefilters and plugins, and
         // it shares the super-chunk with them.
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk this thread alone
+        // uses, per the contract, as `pull` needs.
         unsafe { pull(schunk) };
-        // SAFETY: per the contract.
+        // SAFETY: the same; nothing mutates it while `h` is used, only
+        // plugins and prefilters read it.
         let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(ErrorKind::NullPointer) as i64;
         };
@@ -155,7 +175,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
             Ok(c) => c,
             Err(e) => return err(e) as i64,
         };
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` is live, per the contract, as `with` needs; `h`
+        // is no longer used.
         unsafe { with(schunk, |core| core.append_chunk(&chunk)) }
     },)
 }
@@ -163,7 +184,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
 /// Decompress chunk `nchunk` into `dest` (`nbytes` writable bytes).
 ///
 /// # Safety
-/// `schunk` is live; `dest` has `nbytes` writable bytes.
+/// `schunk` is NULL or a live super-chunk made by this library; `dest` is
+/// NULL or has `nbytes` writable bytes, outside the super-chunk.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     schunk: *mut blosc2_schunk,
@@ -172,7 +194,8 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
     nbytes: i32,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk no other thread
+        // mutates meanwhile, per the contract, as `reading` needs.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(ErrorKind::NullPointer);
         };
@@ -187,7 +210,8 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
 }
 
 /// # Safety
-/// `schunk` is live; `chunk` and `needs_free` are writable.
+/// `schunk` is NULL or a live super-chunk made by this library; `chunk` and
+/// `needs_free` are NULL or writable.
 unsafe fn get_chunk_impl(
     schunk: *mut blosc2_schunk,
     nchunk: i64,
@@ -195,14 +219,16 @@ unsafe fn get_chunk_impl(
     needs_free: *mut bool,
     lazy: bool,
 ) -> c_int {
-    // SAFETY: per the contract.
+    // SAFETY: `schunk` is NULL or a live super-chunk no other thread mutates
+    // meanwhile, per the contract, as `reading` needs.
     let Some(h) = (unsafe { reading(schunk) }).ok() else {
         return err(ErrorKind::NullPointer);
     };
     if chunk.is_null() || needs_free.is_null() {
         return err(ErrorKind::NullPointer);
     }
-    // SAFETY: writable per the contract; `schunk` is live.
+    // SAFETY: the out pointers (non-NULL) are writable and `schunk` is live,
+    // per the contract.
     unsafe {
         *chunk = ptr::null_mut();
         *needs_free = false;
@@ -220,21 +246,26 @@ unsafe fn get_chunk_impl(
         Ok(c) => c,
         Err(e) => return err(e),
     };
+    // a chunk's cbytes is an int32_t, so this only refuses a damaged one
+    let Ok(len) = c_int::try_from(c.len()) else {
+        return err(ErrorKind::MaxBufsizeExceeded);
+    };
     // Always a malloc()ed copy: the caller frees it, and it stays valid
     // whatever happens to the super-chunk afterwards.
     let p = or_return!(crate::ptr::malloc_copy(&c));
-    // SAFETY: the out pointers are writable, per the contract.
+    // SAFETY: the out pointers (non-NULL) are writable, per the contract.
     unsafe {
         *chunk = p;
         *needs_free = true;
     }
-    c.len() as c_int
+    len
 }
 
 /// The compressed chunk `nchunk` (a malloc()ed copy: `*needs_free` is true).
 ///
 /// # Safety
-/// `schunk` is live; `chunk` and `needs_free` are writable.
+/// `schunk` is NULL or a live super-chunk made by this library; `chunk` and
+/// `needs_free` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     schunk: *mut blosc2_schunk,
@@ -242,7 +273,8 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
     chunk: *mut *mut u8,
     needs_free: *mut bool,
 ) -> c_int {
-    // SAFETY: forwarded contract.
+    // SAFETY: the pointers are as get_chunk_impl needs, per this
+    // function's contract (the same).
     ffi!({ unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free, false) } })
 }
 
@@ -252,7 +284,8 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(
 /// Always a malloc()ed copy (`*needs_free` true).
 ///
 /// # Safety
-/// As `blosc2_schunk_get_chunk`.
+/// `schunk` is NULL or a live super-chunk made by this library; `chunk` and
+/// `needs_free` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     schunk: *mut blosc2_schunk,
@@ -260,6 +293,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
     chunk: *mut *mut u8,
     needs_free: *mut bool,
 ) -> c_int {
-    // SAFETY: forwarded contract.
+    // SAFETY: the pointers are as get_chunk_impl needs, per this
+    // function's contract (the same).
     ffi!({ unsafe { get_chunk_impl(schunk, nchunk, chunk, needs_free, true) } })
 }

@@ -17,7 +17,8 @@ use std::ptr;
 /// caller's own frame while a super-chunk made from it is unchanged.
 ///
 /// # Safety
-/// `schunk` is live; `cframe` and `needs_free` are writable.
+/// `schunk` is NULL or a live super-chunk made by this library; `cframe`
+/// and `needs_free` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     schunk: *mut blosc2_schunk,
@@ -25,7 +26,8 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
     needs_free: *mut bool,
 ) -> i64 {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk no other thread
+        // mutates meanwhile, per the contract, as `reading` needs.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(ErrorKind::NullPointer) as i64;
         };
@@ -35,7 +37,8 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
         // an unchanged frame adopted from the caller is handed back as
         // it is, as upstream hands out its in-memory frame
         if let (false, Some(n)) = (h.cframe.is_null(), h.core.pristine_len()) {
-            // SAFETY: out pointers writable per contract.
+            // SAFETY: the out pointers (non-NULL) are writable, per the
+            // contract.
             unsafe {
                 *cframe = h.cframe;
                 *needs_free = false;
@@ -62,18 +65,21 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(
 /// Write as a contiguous frame file; returns its length.
 ///
 /// # Safety
-/// `schunk` is live; `urlpath` is a C string.
+/// `schunk` is NULL or a live super-chunk made by this library; `urlpath`
+/// is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_to_file(
     schunk: *mut blosc2_schunk,
     urlpath: *const c_char,
 ) -> i64 {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `urlpath` is NULL or NUL-terminated, per the contract, as
+        // ptr::urlpath needs.
         let Some(path) = (unsafe { crate::ptr::urlpath(urlpath) }) else {
             return err(ErrorKind::NullPointer) as i64;
         };
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` is NULL or live, per the contract, as `with`
+        // needs.
         unsafe { with(schunk, |core| core.to_file(&path)) }
     },)
 }
@@ -81,18 +87,21 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(
 /// Append as a contiguous frame to a file; returns where it starts.
 ///
 /// # Safety
-/// `schunk` is live; `urlpath` is a C string.
+/// `schunk` is NULL or a live super-chunk made by this library; `urlpath`
+/// is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_append_file(
     schunk: *mut blosc2_schunk,
     urlpath: *const c_char,
 ) -> i64 {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `urlpath` is NULL or NUL-terminated, per the contract, as
+        // ptr::urlpath needs.
         let Some(path) = (unsafe { crate::ptr::urlpath(urlpath) }) else {
             return err(ErrorKind::NullPointer) as i64;
         };
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` is NULL or live, per the contract, as `with`
+        // needs.
         unsafe { with(schunk, |core| core.append_file(&path)) }
     },)
 }
@@ -100,11 +109,12 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
 /// Length of the frame behind the super-chunk (an estimate without one).
 ///
 /// # Safety
-/// `schunk` is live.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
     ffi!({
-        // SAFETY: forwarded contract.
+        // SAFETY: `schunk` is NULL or live, per the contract, as `with`
+        // needs.
         unsafe { with(schunk, |core| core.frame_len()) }
     },)
 }
@@ -112,11 +122,12 @@ pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> 
 /// The chunk offsets of the frame (malloc()ed, `nchunks` values), or NULL.
 ///
 /// # Safety
-/// `schunk` is live.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk no other thread
+        // mutates meanwhile, per the contract, as `reading` needs.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return ptr::null_mut();
         };

@@ -20,13 +20,14 @@ use std::ptr;
 /// non-empty `BLOSC_LOCKING` other than "0", as the reference does.
 ///
 /// # Safety
-/// `io.params` is NULL or, for the filesystem backend, a valid
+/// For the filesystem backend, `io.params` is NULL or points to a readable
 /// `blosc2_stdio_params`.
 unsafe fn locking_requested(io: &blosc2_io) -> bool {
     if io.id as c_int != crate::consts::BLOSC2_IO_FILESYSTEM {
         return false;
     }
-    // SAFETY: NULL or valid per the contract.
+    // SAFETY: the filesystem backend's `params` is NULL or a readable
+    // `blosc2_stdio_params`, per the contract.
     let asked = unsafe {
         io.params
             .cast::<crate::types::blosc2_stdio_params>()
@@ -54,19 +55,25 @@ fn finish(r: Result<Box<Handle>, ErrorKind>) -> *mut blosc2_schunk {
 /// Create a super-chunk (`storage` NULL = in-memory defaults).
 ///
 /// # Safety
-/// `storage` is NULL or a valid `blosc2_storage` whose pointers are NULL or valid.
+/// `storage` is NULL or a readable `blosc2_storage` whose `cparams`,
+/// `dparams` and `io` are NULL or readable, whose `urlpath` is NULL or
+/// NUL-terminated, and whose `io->params` is NULL or a readable
+/// `blosc2_stdio_params` for the filesystem backend.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
     ffi!({
-        // SAFETY: NULL or valid per the contract.
+        // SAFETY: `storage` is NULL or a readable blosc2_storage, per the
+        // contract.
         let st = unsafe { storage.as_ref() }.copied().unwrap_or_default();
-        // SAFETY: the storage's pointers are NULL or valid per the contract.
+        // SAFETY: `st.cparams` is NULL or a readable blosc2_cparams, per the
+        // contract.
         let cp = unsafe { st.cparams.as_ref() }.copied().unwrap_or_default();
-        // SAFETY: as above.
+        // SAFETY: `st.dparams` is NULL or a readable blosc2_dparams, per the
+        // contract.
         let dp = unsafe { st.dparams.as_ref() }.copied().unwrap_or_default();
-        // SAFETY: as above.
+        // SAFETY: `st.io` is NULL or a readable blosc2_io, per the contract.
         let io = unsafe { st.io.as_ref() }.copied().unwrap_or_default();
-        // SAFETY: as above.
+        // SAFETY: `st.urlpath` is NULL or NUL-terminated, per the contract.
         let urlpath = unsafe { crate::ptr::urlpath(st.urlpath) };
         finish((|| {
             let eff = effective_cparams(cp).ok_or(ErrorKind::InvalidParam)?;
@@ -85,7 +92,9 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
                 },
                 io: backend(&io)?,
             })?;
-            // SAFETY: the storage's io is valid per the contract.
+            // SAFETY: the storage's `io->params` is NULL or a readable
+            // blosc2_stdio_params for the filesystem backend, per the
+            // contract (the default io has NULL params).
             if unsafe { locking_requested(&io) } {
                 core.enable_locking();
             }
@@ -169,14 +178,15 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
 /// Whether freeing the super-chunk frees the adopted frame buffer.
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
     schunk: *mut blosc2_schunk,
     avoid_cframe_free: bool,
 ) {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk this thread alone
+        // uses, per the contract, as `handle` needs.
         if let Some(h) = unsafe { handle(schunk) } {
             h.avoid_cframe_free = avoid_cframe_free;
         }
@@ -184,28 +194,31 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
 }
 
 /// # Safety
-/// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+/// `urlpath` is NULL or NUL-terminated; `udio` is NULL or a readable
+/// `blosc2_io` whose `params` is NULL or a readable `blosc2_stdio_params`
+/// for the filesystem backend.
 unsafe fn open_with(
     urlpath: *const c_char,
     offset: i64,
     udio: *const blosc2_io,
 ) -> *mut blosc2_schunk {
-    // SAFETY: per the contract.
+    // SAFETY: `urlpath` is NULL or NUL-terminated, per the contract.
     let Some(path) = (unsafe { crate::ptr::urlpath(urlpath) }) else {
         err(ErrorKind::NullPointer);
         return ptr::null_mut();
     };
-    // SAFETY: NULL or valid per the contract.
+    // SAFETY: `udio` is NULL or a readable blosc2_io, per the contract.
     let io = unsafe { udio.as_ref() }.copied().unwrap_or_default();
-    if offset < 0 {
+    let Ok(offset) = u64::try_from(offset) else {
         return ptr::null_mut();
-    }
+    };
     let r = (|| {
-        // SAFETY: `udio` is valid per the contract.
+        // SAFETY: `io.params` is NULL or a readable blosc2_stdio_params for
+        // the filesystem backend, per the contract (NULL in the default).
         let core = if unsafe { locking_requested(&io) } {
-            SuperChunk::open_locking(&path, offset as u64, backend(&io)?)?
+            SuperChunk::open_locking(&path, offset, backend(&io)?)?
         } else {
-            SuperChunk::open(&path, offset as u64, backend(&io)?)?
+            SuperChunk::open(&path, offset, backend(&io)?)?
         };
         Ok(adopt(core, io))
     })();
@@ -218,78 +231,92 @@ unsafe fn open_with(
 /// Open a frame file or sparse frame directory.
 ///
 /// # Safety
-/// `urlpath` is NULL or a C string.
+/// `urlpath` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blosc2_schunk {
-    // SAFETY: forwarded contract.
+    // SAFETY: `urlpath` is NULL or NUL-terminated, per the contract, and
+    // `udio` NULL, as open_with needs.
     ffi!(unsafe { open_with(urlpath, 0, ptr::null()) })
 }
 
 /// Open a frame that starts `offset` bytes into a file.
 ///
 /// # Safety
-/// `urlpath` is NULL or a C string.
+/// `urlpath` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open_offset(
     urlpath: *const c_char,
     offset: i64,
 ) -> *mut blosc2_schunk {
-    // SAFETY: forwarded contract.
+    // SAFETY: `urlpath` is NULL or NUL-terminated, per the contract, and
+    // `udio` NULL, as open_with needs.
     ffi!(unsafe { open_with(urlpath, offset, ptr::null()) })
 }
 
 /// Open with an I/O backend.
 ///
 /// # Safety
-/// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+/// `urlpath` is NULL or a NUL-terminated string; `udio` is NULL or a
+/// readable `blosc2_io` (its `params` NULL or a readable
+/// `blosc2_stdio_params` for the filesystem backend).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open_udio(
     urlpath: *const c_char,
     udio: *const blosc2_io,
 ) -> *mut blosc2_schunk {
-    // SAFETY: forwarded contract.
+    // SAFETY: `urlpath` and `udio` are as open_with needs, per this
+    // function's contract (the same).
     ffi!(unsafe { open_with(urlpath, 0, udio) })
 }
 
 /// Open at an offset with an I/O backend.
 ///
 /// # Safety
-/// `urlpath` is NULL or a C string; `udio` is NULL or valid.
+/// `urlpath` is NULL or a NUL-terminated string; `udio` is NULL or a
+/// readable `blosc2_io` (its `params` NULL or a readable
+/// `blosc2_stdio_params` for the filesystem backend).
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
     urlpath: *const c_char,
     offset: i64,
     udio: *const blosc2_io,
 ) -> *mut blosc2_schunk {
-    // SAFETY: forwarded contract.
+    // SAFETY: `urlpath` and `udio` are as open_with needs, per this
+    // function's contract (the same).
     ffi!(unsafe { open_with(urlpath, offset, udio) },)
 }
 
 /// Copy a super-chunk into new storage.
 ///
 /// # Safety
-/// `schunk` is a live super-chunk; `storage` as in `blosc2_schunk_new`.
+/// `schunk` is NULL or a live super-chunk made by this library; `storage`
+/// is NULL or a readable `blosc2_storage` whose `cparams`, `dparams` and
+/// `io` are NULL or readable and whose `urlpath` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_copy(
     schunk: *mut blosc2_schunk,
     storage: *mut blosc2_storage,
 ) -> *mut blosc2_schunk {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk this thread alone
+        // uses, per the contract, as `handle` needs.
         let Some(h) = (unsafe { handle(schunk) }) else {
             return ptr::null_mut();
         };
-        // SAFETY: NULL or valid per the contract.
+        // SAFETY: `storage` is NULL or a readable blosc2_storage, per the
+        // contract.
         let st = unsafe { storage.as_ref() }.copied().unwrap_or_default();
-        // SAFETY: as above.
+        // SAFETY: `st.dparams` is NULL or a readable blosc2_dparams, per the
+        // contract.
         let dp = unsafe { st.dparams.as_ref() }
             .copied()
             .unwrap_or(*h.dparams);
-        // SAFETY: as above.
+        // SAFETY: `st.cparams` is NULL or a readable blosc2_cparams, per the
+        // contract.
         let given = unsafe { st.cparams.as_ref() }.copied();
-        // SAFETY: as above.
+        // SAFETY: `st.io` is NULL or a readable blosc2_io, per the contract.
         let io = unsafe { st.io.as_ref() }.copied().unwrap_or_default();
-        // SAFETY: as above.
+        // SAFETY: `st.urlpath` is NULL or NUL-terminated, per the contract.
         let urlpath = unsafe { crate::ptr::urlpath(st.urlpath) };
         finish((|| {
             // Without cparams the copy compresses as the source does (and
@@ -320,7 +347,8 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 /// Free a super-chunk (NULL is ignored).
 ///
 /// # Safety
-/// `schunk` is NULL or a live super-chunk, not used afterwards.
+/// `schunk` is NULL or a live super-chunk made by this library, not used
+/// afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
     ffi!({

@@ -15,6 +15,12 @@ use blosc2_core::error::ErrorKind;
 use std::ffi::{c_char, c_int};
 use std::ptr;
 
+/// A metalayer index or count as C's `int`: never above the 8 * 1024
+/// vlmetalayers a frame holds, so the clamp never bites.
+fn c_count(n: usize) -> c_int {
+    c_int::try_from(n).unwrap_or(c_int::MAX)
+}
+
 /// A metalayer's content: upstream answers a missing one with
 /// `BLOSC2_ERROR_INVALID_PARAM`, not `NULL_POINTER`.
 ///
@@ -22,14 +28,17 @@ use std::ptr;
 /// `content` is NULL or has `len` readable bytes.
 unsafe fn content<'a>(content: *const u8, len: i32) -> Result<&'a [u8], ErrorKind> {
     let n = usize::try_from(len).map_err(|_| ErrorKind::InvalidParam)?;
-    // SAFETY: NULL or `len` readable bytes, per the contract.
+    // SAFETY: `content` is NULL or has `len` (= `n`) readable bytes, per the
+    // contract.
     unsafe { crate::ptr::slice(content, n) }.map_err(|_| ErrorKind::InvalidParam)
 }
 
 /// Add a fixed-size metalayer; returns its index.
 ///
 /// # Safety
-/// `schunk` is live; `name` a C string; `content` has `content_len` bytes.
+/// `schunk` is NULL or a live super-chunk made by this library; `name` is
+/// NULL or NUL-terminated; `content` is NULL or has `content_len` readable
+/// bytes.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_meta_add(
     schunk: *mut blosc2_schunk,
@@ -38,22 +47,25 @@ pub unsafe extern "C" fn blosc2_meta_add(
     content_len: i32,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        let r = unsafe {
+        // SAFETY: `schunk` is NULL or live, as `with` needs; `name` is NULL
+        // or NUL-terminated and `content_` NULL or `content_len` readable
+        // bytes, per the contract.
+        unsafe {
             with(schunk, |core| {
                 let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
                 core.meta_add(n, content(content_, content_len)?)
-                    .map(|i| i as i64)
+                    .map(c_count)
             })
-        };
-        r as c_int
+        }
     })
 }
 
 /// Overwrite a metalayer's content (never growing it).
 ///
 /// # Safety
-/// As `blosc2_meta_add`.
+/// `schunk` is NULL or a live super-chunk made by this library; `name` is
+/// NULL or NUL-terminated; `content` is NULL or has `content_len` readable
+/// bytes.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_meta_update(
     schunk: *mut blosc2_schunk,
@@ -62,29 +74,33 @@ pub unsafe extern "C" fn blosc2_meta_update(
     content_len: i32,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        let r = unsafe {
+        // SAFETY: `schunk` is NULL or live, as `with` needs; `name` is NULL
+        // or NUL-terminated and `content_` NULL or `content_len` readable
+        // bytes, per the contract.
+        unsafe {
             with(schunk, |core| {
                 let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
                 core.meta_update(n, content(content_, content_len)?)
-                    .map(|i| i as i64)
+                    .map(c_count)
             })
-        };
-        r as c_int
+        }
     })
 }
 
 /// Index of a vlmetalayer, or BLOSC2_ERROR_NOT_FOUND.
 ///
 /// # Safety
-/// `schunk` is live; `name` a C string.
+/// `schunk` is NULL or a live super-chunk made by this library; `name` is
+/// NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_exists(
     schunk: *mut blosc2_schunk,
     name: *const c_char,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk no other thread
+        // mutates meanwhile, as `reading` needs; `name` is NULL or
+        // NUL-terminated, per the contract.
         let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_str(name) }) else {
             return ErrorKind::InvalidParam.code();
         };
@@ -92,23 +108,26 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(
             return ErrorKind::InvalidParam.code();
         }
         match blosc2_core::metalayers::find(&h.core.vlmetalayers, n) {
-            Some(i) => i as c_int,
+            Some(i) => c_count(i),
             None => ErrorKind::NotFound.code(),
         }
     })
 }
 
 /// # Safety
-/// `cparams` is NULL or valid.
+/// `cparams` is NULL or a readable `blosc2_cparams`.
 unsafe fn vl_cparams(cparams: *mut blosc2_cparams) -> Option<blosc2_core::chunk::CParams> {
-    // SAFETY: per the contract.
+    // SAFETY: `cparams` is NULL or a readable blosc2_cparams, per the
+    // contract.
     unsafe { cparams.as_ref() }.map(|c| core_cparams(&effective_cparams(*c).unwrap_or(*c)))
 }
 
 /// Add a vlmetalayer, compressed with `cparams` (NULL = defaults).
 ///
 /// # Safety
-/// As `blosc2_meta_add`; `cparams` is NULL or valid.
+/// `schunk` is NULL or a live super-chunk made by this library; `name` is
+/// NULL or NUL-terminated; `content` is NULL or has `content_len` readable
+/// bytes; `cparams` is NULL or a readable `blosc2_cparams`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_add(
     schunk: *mut blosc2_schunk,
@@ -118,23 +137,26 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     cparams: *mut blosc2_cparams,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        let r = unsafe {
+        // SAFETY: `schunk` is NULL or live, as `with` needs; `name` is NULL
+        // or NUL-terminated, `content_` NULL or `content_len` readable bytes
+        // and `cparams` NULL or readable, per the contract.
+        unsafe {
             with(schunk, |core| {
                 let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
                 let cp = vl_cparams(cparams);
                 core.vlmeta_add(n, content(content_, content_len)?, cp.as_ref())
-                    .map(|i| i as i64)
+                    .map(c_count)
             })
-        };
-        r as c_int
+        }
     })
 }
 
 /// Replace a vlmetalayer's content.
 ///
 /// # Safety
-/// As `blosc2_vlmeta_add`.
+/// `schunk` is NULL or a live super-chunk made by this library; `name` is
+/// NULL or NUL-terminated; `content` is NULL or has `content_len` readable
+/// bytes; `cparams` is NULL or a readable `blosc2_cparams`.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_update(
     schunk: *mut blosc2_schunk,
@@ -144,23 +166,25 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     cparams: *mut blosc2_cparams,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        let r = unsafe {
+        // SAFETY: `schunk` is NULL or live, as `with` needs; `name` is NULL
+        // or NUL-terminated, `content_` NULL or `content_len` readable bytes
+        // and `cparams` NULL or readable, per the contract.
+        unsafe {
             with(schunk, |core| {
                 let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
                 let cp = vl_cparams(cparams);
                 core.vlmeta_update(n, content(content_, content_len)?, cp.as_ref())
-                    .map(|i| i as i64)
+                    .map(c_count)
             })
-        };
-        r as c_int
+        }
     })
 }
 
 /// A malloc()ed copy of a vlmetalayer's (decompressed) content.
 ///
 /// # Safety
-/// `schunk` is live; `name` a C string; `content` and `content_len` writable.
+/// `schunk` is NULL or a live super-chunk made by this library; `name` is
+/// NULL or NUL-terminated; `content` and `content_len` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_get(
     schunk: *mut blosc2_schunk,
@@ -169,7 +193,9 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
     content_len: *mut i32,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk no other thread
+        // mutates meanwhile, as `reading` needs; `name` is NULL or
+        // NUL-terminated, per the contract.
         let (Some(h), Some(n)) = (unsafe { reading(schunk) }.ok(), unsafe { c_str(name) }) else {
             return err(ErrorKind::InvalidParam);
         };
@@ -183,53 +209,60 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
             Ok(v) => v,
             Err(e) => return err(e),
         };
+        // the content is one chunk's data, whose nbytes is an int32_t
+        let Ok(len) = i32::try_from(v.len()) else {
+            return err(ErrorKind::MaxBufsizeExceeded);
+        };
         // Empty content: NULL, as upstream's malloc(0) may give.
         let p = if v.is_empty() {
             ptr::null_mut()
         } else {
             or_return!(crate::ptr::malloc_copy(&v))
         };
-        // SAFETY: writable per the contract.
+        // SAFETY: the out pointers (non-NULL) are writable, per the contract.
         unsafe {
             *content_ = p;
-            *content_len = v.len() as i32;
+            *content_len = len;
         }
-        i as c_int
+        c_count(i)
     })
 }
 
 /// Delete a vlmetalayer; returns how many are left.
 ///
 /// # Safety
-/// `schunk` is live; `name` a C string.
+/// `schunk` is NULL or a live super-chunk made by this library; `name` is
+/// NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_delete(
     schunk: *mut blosc2_schunk,
     name: *const c_char,
 ) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        let r = unsafe {
+        // SAFETY: `schunk` is NULL or live, as `with` needs; `name` is NULL
+        // or NUL-terminated, per the contract.
+        unsafe {
             with(schunk, |core| {
                 let n = c_str(name).ok_or(ErrorKind::InvalidParam)?;
-                core.vlmeta_delete(n).map(|i| i as i64)
+                core.vlmeta_delete(n).map(c_count)
             })
-        };
-        r as c_int
+        }
     })
 }
 
 /// Fill `names` with the vlmetalayer names (owned by the super-chunk).
 ///
 /// # Safety
-/// `schunk` is live; `names` has room for `nvlmetalayers` pointers.
+/// `schunk` is NULL or a live super-chunk made by this library; `names` is
+/// NULL or has room for `schunk->nvlmetalayers` pointers.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_vlmeta_get_names(
     schunk: *mut blosc2_schunk,
     names: *mut *mut c_char,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk no other thread
+        // mutates meanwhile, per the contract, as `reading` needs.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(ErrorKind::NullPointer);
         };
@@ -237,9 +270,10 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
             return err(ErrorKind::NullPointer);
         }
         for (i, m) in h.vlmetas.iter().enumerate() {
-            // SAFETY: room for nvlmetalayers pointers per the contract.
+            // SAFETY: `names` (non-NULL) has room for `nvlmetalayers` (the
+            // count of `h.vlmetas`) pointers, per the contract.
             unsafe { *names.add(i) = m.name.as_ptr() as *mut c_char };
         }
-        h.vlmetas.len() as c_int
+        c_count(h.vlmetas.len())
     })
 }

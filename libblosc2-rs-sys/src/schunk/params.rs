@@ -13,14 +13,16 @@ use std::ffi::c_int;
 /// A malloc()ed copy of the super-chunk's cparams.
 ///
 /// # Safety
-/// `schunk` is live; `cparams` is writable.
+/// `schunk` is NULL or a live super-chunk made by this library; `cparams`
+/// is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_cparams(
     schunk: *mut blosc2_schunk,
     cparams: *mut *mut blosc2_cparams,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk no other thread
+        // mutates meanwhile, per the contract, as `handle_ref` needs.
         let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(ErrorKind::NullPointer);
         };
@@ -49,14 +51,16 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
 /// A malloc()ed copy of the super-chunk's dparams.
 ///
 /// # Safety
-/// `schunk` is live; `dparams` is writable.
+/// `schunk` is NULL or a live super-chunk made by this library; `dparams`
+/// is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_dparams(
     schunk: *mut blosc2_schunk,
     dparams: *mut *mut blosc2_dparams,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk no other thread
+        // mutates meanwhile, per the contract, as `handle_ref` needs.
         let Some(h) = (unsafe { handle_ref(schunk) }) else {
             return err(ErrorKind::NullPointer);
         };

@@ -14,24 +14,26 @@ use std::ffi::c_int;
 /// no-op returning 0 unless locking is on for this handle).
 ///
 /// # Safety
-/// `schunk` is NULL or live.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        unsafe { with(schunk, |core| core.lock().map(|()| 0i64)) as c_int }
+        // SAFETY: `schunk` is NULL or live, per the contract, as `with`
+        // needs.
+        unsafe { with(schunk, |core| core.lock()) }
     })
 }
 
 /// Release the lock taken by `blosc2_schunk_lock`.
 ///
 /// # Safety
-/// `schunk` is NULL or live.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        unsafe { with(schunk, |core| core.unlock().map(|()| 0i64)) as c_int }
+        // SAFETY: `schunk` is NULL or live, per the contract, as `with`
+        // needs.
+        unsafe { with(schunk, |core| core.unlock()) }
     })
 }
 
@@ -40,11 +42,12 @@ pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_i
 /// already current (and for super-chunks in memory), negative on errors.
 ///
 /// # Safety
-/// `schunk` is NULL or live.
+/// `schunk` is NULL or a live super-chunk made by this library.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
     ffi!({
-        // SAFETY: forwarded contract.
-        unsafe { with(schunk, |core| core.refresh().map(i64::from)) as c_int }
+        // SAFETY: `schunk` is NULL or live, per the contract, as `with`
+        // needs.
+        unsafe { with(schunk, |core| core.refresh().map(c_int::from)) }
     })
 }

@@ -16,7 +16,8 @@ use std::ffi::{c_int, c_void};
 /// Items `start..stop` into `buffer`.
 ///
 /// # Safety
-/// `schunk` is live; `buffer` has `(stop - start) * typesize` writable bytes.
+/// `schunk` is NULL or a live super-chunk made by this library; `buffer` is
+/// NULL or has `(stop - start) * typesize` writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     schunk: *mut blosc2_schunk,
@@ -25,11 +26,12 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
     buffer: *mut c_void,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk no other thread
+        // mutates meanwhile, per the contract, as `reading` needs.
         let Some(h) = (unsafe { reading(schunk) }).ok() else {
             return err(ErrorKind::NullPointer);
         };
-        let ts = h.core.typesize() as i64;
+        let ts = i64::from(h.core.typesize());
         let Some(len) = stop
             .checked_sub(start)
             .and_then(|n| n.checked_mul(ts))
@@ -53,7 +55,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
 /// Overwrite items `start..stop` from `buffer`.
 ///
 /// # Safety
-/// `schunk` is live; `buffer` has `(stop - start) * typesize` readable bytes.
+/// `schunk` is NULL or a live super-chunk made by this library; `buffer` is
+/// NULL or has `(stop - start) * typesize` readable bytes, outside the
+/// super-chunk.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
     schunk: *mut blosc2_schunk,
@@ -62,9 +66,10 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
     buffer: *mut c_void,
 ) -> c_int {
     ffi!({
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is NULL or a live super-chunk this thread alone
+        // uses, per the contract, as `handle` needs.
         let ts = match unsafe { handle(schunk) } {
-            Some(h) => h.core.typesize() as i64,
+            Some(h) => i64::from(h.core.typesize()),
             None => return err(ErrorKind::NullPointer),
         };
         let Some(len) = stop
@@ -83,18 +88,20 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         // SAFETY: `buffer` has `(stop - start) * typesize` = `len` readable
         // bytes, per the contract.
         let src = or_return!(unsafe { crate::ptr::bytes(buffer, len) });
-        // SAFETY: per the contract.
+        // SAFETY: `schunk` is a live super-chunk this thread alone uses (it
+        // was not NULL above), per the contract, as `pull` needs.
         unsafe { pull(schunk) };
         // With locking, the whole slice is one change: the frame lock is
         // held across the chunk updates, so a locked reader never sees half
         // of them (and the updates are made from the frame as it is now).
-        // SAFETY: per the contract.
+        // SAFETY: the same live super-chunk; the handle is dropped at once.
         if let Err(e) = unsafe { handle(schunk) }.map_or(Ok(()), |h| h.core.lock()) {
             return err(e);
         }
         // The new chunks are made with the super-chunk shared (plugins may
         // read it), then stored.
-        // SAFETY: per the contract.
+        // SAFETY: the same live super-chunk, which nothing mutates while the
+        // updates are made (plugins only read it).
         let updates =
             match unsafe { handle_ref(schunk) }.map(|h| h.core.slice_updates(start, stop, src)) {
                 Some(Ok(u)) => Ok(u),
@@ -102,18 +109,15 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
                 None => Err(ErrorKind::NullPointer),
             };
         let r = match updates {
-            // SAFETY: `schunk` is live, per the contract.
-            Ok(updates) => unsafe {
-                with(schunk, |core| {
-                    core.store_slice_updates(updates).map(|_| 0i64)
-                })
-            },
-            Err(e) => err(e) as i64,
+            // SAFETY: the same live super-chunk, as `with` needs.
+            Ok(updates) => unsafe { with(schunk, |core| core.store_slice_updates(updates)) },
+            Err(e) => err(e),
         };
-        // SAFETY: per the contract.
+        // SAFETY: the same live super-chunk; no other reference to it is
+        // left.
         if let Some(h) = unsafe { handle(schunk) } {
             let _ = h.core.unlock();
         }
-        r as c_int
+        r
     })
 }

@@ -8,6 +8,7 @@ use core::ffi::{c_char, c_int, c_void};
 use core::marker::{PhantomData, PhantomPinned};
 use core::ptr;
 
+use crate::boundary::const_u8;
 use crate::consts::{
     BLOSC2_IO_FILESYSTEM, BLOSC2_MAX_FILTERS, BLOSC2_MAX_METALAYERS, BLOSC2_MAX_VLMETALAYERS,
     BLOSC_BLOSCLZ, BLOSC_FORWARD_COMPAT_SPLIT, BLOSC_SHUFFLE,
@@ -135,7 +136,7 @@ impl Default for blosc2_io {
     /// Same values as the C `BLOSC2_IO_DEFAULTS`.
     fn default() -> Self {
         blosc2_io {
-            id: BLOSC2_IO_FILESYSTEM as u8,
+            id: const { const_u8(BLOSC2_IO_FILESYSTEM) },
             name: c"filesystem".as_ptr(),
             params: ptr::null_mut(),
         }
@@ -283,9 +284,9 @@ impl Default for blosc2_cparams {
     /// Same values as the C `BLOSC2_CPARAMS_DEFAULTS`.
     fn default() -> Self {
         let mut filters = [0u8; BLOSC2_MAX_FILTERS];
-        filters[BLOSC2_MAX_FILTERS - 1] = BLOSC_SHUFFLE as u8;
+        filters[BLOSC2_MAX_FILTERS - 1] = const { const_u8(BLOSC_SHUFFLE) };
         blosc2_cparams {
-            compcode: BLOSC_BLOSCLZ as u8,
+            compcode: const { const_u8(BLOSC_BLOSCLZ) },
             compcode_meta: 0,
             clevel: 5,
             use_dict: 0,
