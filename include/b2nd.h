@@ -103,193 +103,6 @@ typedef struct b2nd_array_t {
   // `sc->change_tick` when this struct was last synchronised.
   int64_t last_tick;
 } b2nd_array_t;
-// Create an array-creation context (NULL on invalid input).
-//
-// # Safety
-// `b2_storage` is NULL or valid (its pointers NULL or valid); `shape`,
-// `chunkshape`, `blockshape` have `ndim` values; `dtype` is NULL or a C
-// string; `metalayers` has `nmetalayers` valid entries.
-BLOSC_EXPORT
-b2nd_context_t *b2nd_create_ctx(const struct blosc2_storage *b2_storage,
-                                int8_t ndim,
-                                const int64_t *shape,
-                                const int32_t *chunkshape,
-                                const int32_t *blockshape,
-                                const char *dtype,
-                                int8_t dtype_format,
-                                const struct blosc2_metalayer *metalayers,
-                                int32_t nmetalayers);
-
-// Free a context.
-//
-// # Safety
-// `ctx` is NULL or a live context, not used afterwards.
-BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
-
-// New array of undefined content (special chunks).
-//
-// # Safety
-// `ctx` is a live context; `array` is writable.
-BLOSC_EXPORT int b2nd_uninit(b2nd_context_t *ctx, struct b2nd_array_t **array);
-
-// New array of zeros (the reference fills "empty" arrays with zeros too).
-//
-// # Safety
-// `ctx` is a live context; `array` is writable.
-BLOSC_EXPORT int b2nd_empty(b2nd_context_t *ctx, struct b2nd_array_t **array);
-
-// New array of zeros (special chunks).
-//
-// # Safety
-// `ctx` is a live context; `array` is writable.
-BLOSC_EXPORT int b2nd_zeros(b2nd_context_t *ctx, struct b2nd_array_t **array);
-
-// New array of NaNs (typesize 4 or 8; special chunks).
-//
-// # Safety
-// `ctx` is a live context; `array` is writable.
-BLOSC_EXPORT int b2nd_nans(b2nd_context_t *ctx, struct b2nd_array_t **array);
-
-// New array with every item equal to `fill_value` (typesize bytes).
-//
-// # Safety
-// `ctx` is a live context; `array` is writable; `fill_value` has
-// typesize readable bytes.
-BLOSC_EXPORT
-int b2nd_full(b2nd_context_t *ctx,
-              struct b2nd_array_t **array,
-              const void *fill_value);
-
-// Free an array and its super-chunk.
-//
-// # Safety
-// `array` is NULL or a live array, not used afterwards.
-BLOSC_EXPORT int b2nd_free(struct b2nd_array_t *array);
-
-// View a super-chunk with a "b2nd" (or "caterva") metalayer as an array;
-// the array takes the super-chunk over (`b2nd_free` frees it).
-//
-// # Safety
-// `schunk` is NULL or a live super-chunk not owned by another array;
-// `array` is writable.
-BLOSC_EXPORT int b2nd_from_schunk(struct blosc2_schunk *schunk, struct b2nd_array_t **array);
-
-// Serialize as a contiguous frame (a new malloc()ed buffer; `needs_free`
-// says whether the caller must free it).
-//
-// # Safety
-// `array` is live; the out pointers are writable.
-BLOSC_EXPORT
-int b2nd_to_cframe(const struct b2nd_array_t *array,
-                   uint8_t **cframe,
-                   int64_t *cframe_len,
-                   bool *needs_free);
-
-// An array from a contiguous frame in memory (`copy` false: the frame
-// buffer is used in place, and stays the caller's to free after the array).
-//
-// # Safety
-// `cframe` has `cframe_len` readable bytes, which stay valid while the
-// array lives when `copy` is false; `array` is writable.
-BLOSC_EXPORT
-int b2nd_from_cframe(uint8_t *cframe,
-                     int64_t cframe_len,
-                     bool copy,
-                     struct b2nd_array_t **array);
-
-// Open an array stored in a file or directory.
-//
-// # Safety
-// `urlpath` is a C string; `array` is writable.
-BLOSC_EXPORT int b2nd_open(const char *urlpath, struct b2nd_array_t **array);
-
-// Open an array whose frame starts `offset` bytes into a file.
-//
-// # Safety
-// `urlpath` is a C string; `array` is writable.
-BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, struct b2nd_array_t **array, int64_t offset);
-
-// Save a copy as a frame file (contiguous arrays) or directory (sparse).
-//
-// # Safety
-// `array` is live; `urlpath` is a C string.
-BLOSC_EXPORT int b2nd_save(const struct b2nd_array_t *array, char *urlpath);
-
-// Append as a contiguous frame to `urlpath`; returns the offset where it
-// starts.
-//
-// # Safety
-// `array` is live; `urlpath` is a C string.
-BLOSC_EXPORT int64_t b2nd_save_append(const struct b2nd_array_t *array, const char *urlpath);
-
-// New array from the C-order items of `buffer`.
-//
-// # Safety
-// `ctx` is live; `array` writable; `buffer` has `buffersize` readable bytes.
-BLOSC_EXPORT
-int b2nd_from_cbuffer(b2nd_context_t *ctx,
-                      struct b2nd_array_t **array,
-                      const void *buffer,
-                      int64_t buffersize);
-
-// Read the whole array into `buffer` in C order.
-//
-// # Safety
-// `array` is live; `buffer` has `buffersize` writable bytes.
-BLOSC_EXPORT
-int b2nd_to_cbuffer(const struct b2nd_array_t *array,
-                    void *buffer,
-                    int64_t buffersize);
-
-// Read the box `start..stop` into `buffer`, shaped `buffershape`.
-//
-// # Safety
-// `array` is live; `start`, `stop`, `buffershape` have ndim values;
-// `buffer` has `buffersize` writable bytes.
-BLOSC_EXPORT
-int b2nd_get_slice_cbuffer(const struct b2nd_array_t *array,
-                           const int64_t *start,
-                           const int64_t *stop,
-                           void *buffer,
-                           const int64_t *buffershape,
-                           int64_t buffersize);
-
-// Write `buffer`, shaped `buffershape`, into the box `start..stop`.
-//
-// # Safety
-// `array` is live; `start`, `stop`, `buffershape` have ndim values;
-// `buffer` has `buffersize` readable bytes.
-BLOSC_EXPORT
-int b2nd_set_slice_cbuffer(const void *buffer,
-                           const int64_t *buffershape,
-                           int64_t buffersize,
-                           const int64_t *start,
-                           const int64_t *stop,
-                           struct b2nd_array_t *array);
-
-// Copy the items of `src` in `start..stop` into a new array made from
-// `ctx` (whose ndim and shape are set to the slice's, as upstream does).
-//
-// # Safety
-// `ctx`, `src` live; `start`, `stop` have ndim values; `array` writable.
-BLOSC_EXPORT
-int b2nd_get_slice(b2nd_context_t *ctx,
-                   struct b2nd_array_t **array,
-                   const struct b2nd_array_t *src,
-                   const int64_t *start,
-                   const int64_t *stop);
-
-// Copy an array into the storage of `ctx`: chunks as they are when the
-// chunk and block shapes match, re-chunked otherwise (metalayers and
-// vlmetalayers come along).
-//
-// # Safety
-// `ctx`, `src` live; `array` writable.
-BLOSC_EXPORT
-int b2nd_copy(b2nd_context_t *ctx,
-              const struct b2nd_array_t *src,
-              struct b2nd_array_t **array);
-
 // Print the "b2nd" metalayer's parameters to stdout, as upstream does.
 //
 // # Safety
@@ -335,40 +148,6 @@ int b2nd_deserialize_meta(const uint8_t *smeta,
                           int32_t *blockshape,
                           char **dtype,
                           int8_t *dtype_format);
-
-// Strided N-d copy between C buffers (`itemsize` up to 255).
-//
-// # Safety
-// The shape and position arrays have `ndim` values; `src` and `dst` hold
-// every item the box reaches in them.
-BLOSC_EXPORT
-B2ND_DEPRECATED("Use b2nd_copy_buffer2 instead.")
-int b2nd_copy_buffer(int8_t ndim,
-                     uint8_t itemsize,
-                     const void *src,
-                     const int64_t *src_pad_shape,
-                     const int64_t *src_start,
-                     const int64_t *src_stop,
-                     void *dst,
-                     const int64_t *dst_pad_shape,
-                     const int64_t *dst_start);
-
-// Copy the box `src_start..src_stop` of `src` (a C buffer shaped
-// `src_pad_shape`) into `dst` (shaped `dst_pad_shape`) at `dst_start`.
-//
-// # Safety
-// The shape and position arrays have `ndim` values; `src` and `dst` hold
-// every item the box reaches in them.
-BLOSC_EXPORT
-int b2nd_copy_buffer2(int8_t ndim,
-                      int32_t itemsize,
-                      const void *src,
-                      const int64_t *src_pad_shape,
-                      const int64_t *src_start,
-                      const int64_t *src_stop,
-                      void *dst,
-                      const int64_t *dst_pad_shape,
-                      const int64_t *dst_start);
 
 // Resize an array; `start` (NULL: the end of every axis) is where items
 // are added or removed.
@@ -492,6 +271,227 @@ int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
                             const int64_t *coords,
                             void *buffer,
                             int64_t buffersize);
+
+// New array from the C-order items of `buffer`.
+//
+// # Safety
+// `ctx` is live; `array` writable; `buffer` has `buffersize` readable bytes.
+BLOSC_EXPORT
+int b2nd_from_cbuffer(b2nd_context_t *ctx,
+                      struct b2nd_array_t **array,
+                      const void *buffer,
+                      int64_t buffersize);
+
+// Read the whole array into `buffer` in C order.
+//
+// # Safety
+// `array` is live; `buffer` has `buffersize` writable bytes.
+BLOSC_EXPORT
+int b2nd_to_cbuffer(const struct b2nd_array_t *array,
+                    void *buffer,
+                    int64_t buffersize);
+
+// Read the box `start..stop` into `buffer`, shaped `buffershape`.
+//
+// # Safety
+// `array` is live; `start`, `stop`, `buffershape` have ndim values;
+// `buffer` has `buffersize` writable bytes.
+BLOSC_EXPORT
+int b2nd_get_slice_cbuffer(const struct b2nd_array_t *array,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize);
+
+// Write `buffer`, shaped `buffershape`, into the box `start..stop`.
+//
+// # Safety
+// `array` is live; `start`, `stop`, `buffershape` have ndim values;
+// `buffer` has `buffersize` readable bytes.
+BLOSC_EXPORT
+int b2nd_set_slice_cbuffer(const void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           struct b2nd_array_t *array);
+
+// Copy the items of `src` in `start..stop` into a new array made from
+// `ctx` (whose ndim and shape are set to the slice's, as upstream does).
+//
+// # Safety
+// `ctx`, `src` live; `start`, `stop` have ndim values; `array` writable.
+BLOSC_EXPORT
+int b2nd_get_slice(b2nd_context_t *ctx,
+                   struct b2nd_array_t **array,
+                   const struct b2nd_array_t *src,
+                   const int64_t *start,
+                   const int64_t *stop);
+
+// Strided N-d copy between C buffers (`itemsize` up to 255).
+//
+// # Safety
+// The shape and position arrays have `ndim` values; `src` and `dst` hold
+// every item the box reaches in them.
+BLOSC_EXPORT
+B2ND_DEPRECATED("Use b2nd_copy_buffer2 instead.")
+int b2nd_copy_buffer(int8_t ndim,
+                     uint8_t itemsize,
+                     const void *src,
+                     const int64_t *src_pad_shape,
+                     const int64_t *src_start,
+                     const int64_t *src_stop,
+                     void *dst,
+                     const int64_t *dst_pad_shape,
+                     const int64_t *dst_start);
+
+// Copy the box `src_start..src_stop` of `src` (a C buffer shaped
+// `src_pad_shape`) into `dst` (shaped `dst_pad_shape`) at `dst_start`.
+//
+// # Safety
+// The shape and position arrays have `ndim` values; `src` and `dst` hold
+// every item the box reaches in them.
+BLOSC_EXPORT
+int b2nd_copy_buffer2(int8_t ndim,
+                      int32_t itemsize,
+                      const void *src,
+                      const int64_t *src_pad_shape,
+                      const int64_t *src_start,
+                      const int64_t *src_stop,
+                      void *dst,
+                      const int64_t *dst_pad_shape,
+                      const int64_t *dst_start);
+
+// Create an array-creation context (NULL on invalid input).
+//
+// # Safety
+// `b2_storage` is NULL or valid (its pointers NULL or valid); `shape`,
+// `chunkshape`, `blockshape` have `ndim` values; `dtype` is NULL or a C
+// string; `metalayers` has `nmetalayers` valid entries.
+BLOSC_EXPORT
+b2nd_context_t *b2nd_create_ctx(const struct blosc2_storage *b2_storage,
+                                int8_t ndim,
+                                const int64_t *shape,
+                                const int32_t *chunkshape,
+                                const int32_t *blockshape,
+                                const char *dtype,
+                                int8_t dtype_format,
+                                const struct blosc2_metalayer *metalayers,
+                                int32_t nmetalayers);
+
+// Free a context.
+//
+// # Safety
+// `ctx` is NULL or a live context, not used afterwards.
+BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
+
+// New array of undefined content (special chunks).
+//
+// # Safety
+// `ctx` is a live context; `array` is writable.
+BLOSC_EXPORT int b2nd_uninit(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+// New array of zeros (the reference fills "empty" arrays with zeros too).
+//
+// # Safety
+// `ctx` is a live context; `array` is writable.
+BLOSC_EXPORT int b2nd_empty(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+// New array of zeros (special chunks).
+//
+// # Safety
+// `ctx` is a live context; `array` is writable.
+BLOSC_EXPORT int b2nd_zeros(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+// New array of NaNs (typesize 4 or 8; special chunks).
+//
+// # Safety
+// `ctx` is a live context; `array` is writable.
+BLOSC_EXPORT int b2nd_nans(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+// New array with every item equal to `fill_value` (typesize bytes).
+//
+// # Safety
+// `ctx` is a live context; `array` is writable; `fill_value` has
+// typesize readable bytes.
+BLOSC_EXPORT
+int b2nd_full(b2nd_context_t *ctx,
+              struct b2nd_array_t **array,
+              const void *fill_value);
+
+// Free an array and its super-chunk.
+//
+// # Safety
+// `array` is NULL or a live array, not used afterwards.
+BLOSC_EXPORT int b2nd_free(struct b2nd_array_t *array);
+
+// View a super-chunk with a "b2nd" (or "caterva") metalayer as an array;
+// the array takes the super-chunk over (`b2nd_free` frees it).
+//
+// # Safety
+// `schunk` is NULL or a live super-chunk not owned by another array;
+// `array` is writable.
+BLOSC_EXPORT int b2nd_from_schunk(struct blosc2_schunk *schunk, struct b2nd_array_t **array);
+
+// Serialize as a contiguous frame (a new malloc()ed buffer; `needs_free`
+// says whether the caller must free it).
+//
+// # Safety
+// `array` is live; the out pointers are writable.
+BLOSC_EXPORT
+int b2nd_to_cframe(const struct b2nd_array_t *array,
+                   uint8_t **cframe,
+                   int64_t *cframe_len,
+                   bool *needs_free);
+
+// An array from a contiguous frame in memory (`copy` false: the frame
+// buffer is used in place, and stays the caller's to free after the array).
+//
+// # Safety
+// `cframe` has `cframe_len` readable bytes, which stay valid while the
+// array lives when `copy` is false; `array` is writable.
+BLOSC_EXPORT
+int b2nd_from_cframe(uint8_t *cframe,
+                     int64_t cframe_len,
+                     bool copy,
+                     struct b2nd_array_t **array);
+
+// Open an array stored in a file or directory.
+//
+// # Safety
+// `urlpath` is a C string; `array` is writable.
+BLOSC_EXPORT int b2nd_open(const char *urlpath, struct b2nd_array_t **array);
+
+// Open an array whose frame starts `offset` bytes into a file.
+//
+// # Safety
+// `urlpath` is a C string; `array` is writable.
+BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, struct b2nd_array_t **array, int64_t offset);
+
+// Save a copy as a frame file (contiguous arrays) or directory (sparse).
+//
+// # Safety
+// `array` is live; `urlpath` is a C string.
+BLOSC_EXPORT int b2nd_save(const struct b2nd_array_t *array, char *urlpath);
+
+// Append as a contiguous frame to `urlpath`; returns the offset where it
+// starts.
+//
+// # Safety
+// `array` is live; `urlpath` is a C string.
+BLOSC_EXPORT int64_t b2nd_save_append(const struct b2nd_array_t *array, const char *urlpath);
+
+// Copy an array into the storage of `ctx`: chunks as they are when the
+// chunk and block shapes match, re-chunked otherwise (metalayers and
+// vlmetalayers come along).
+//
+// # Safety
+// `ctx`, `src` live; `array` writable.
+BLOSC_EXPORT
+int b2nd_copy(b2nd_context_t *ctx,
+              const struct b2nd_array_t *src,
+              struct b2nd_array_t **array);
 /**
  * Decodes the msgpack "b2nd" metalayer `smeta` (`smeta_len` bytes) into
  * `ndim` and the shapes (entries past `ndim` are left alone; entries up to

@@ -1385,44 +1385,6 @@ BLOSC_EXPORT struct blosc2_cparams blosc2_get_blosc2_cparams_defaults(void);
 // Upstream's `BLOSC2_DPARAMS_DEFAULTS`.
 BLOSC_EXPORT struct blosc2_dparams blosc2_get_blosc2_dparams_defaults(void);
 
-// Remove a directory and the files in it (a sparse frame).
-//
-// # Safety
-// `dir_path` is NULL or a C string.
-BLOSC_EXPORT int blosc2_remove_dir(const char *dir_path);
-
-// Remove a frame file or sparse frame directory; a missing path is fine.
-//
-// # Safety
-// `urlpath` is NULL or a C string.
-BLOSC_EXPORT int blosc2_remove_urlpath(const char *urlpath);
-
-// Rename a frame file or directory.
-//
-// # Safety
-// `old_urlpath` and `new_path` are NULL or C strings.
-BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
-
-// Row-major index of item `i` in an array of `shape`.
-//
-// # Safety
-// `shape` and `index` have `ndim` values.
-BLOSC_EXPORT
-void blosc2_unidim_to_multidim(uint8_t ndim,
-                               int64_t *shape,
-                               int64_t i,
-                               int64_t *index);
-
-// Item number of a row-major `index` with `strides`.
-//
-// # Safety
-// `index` and `strides` have `ndim` values; `i` is writable.
-BLOSC_EXPORT
-void blosc2_multidim_to_unidim(const int64_t *index,
-                               int8_t ndim,
-                               const int64_t *strides,
-                               int64_t *i);
-
 // Upstream's `BLOSC2_STDIO_MMAP_DEFAULTS`.
 BLOSC_EXPORT struct blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
 
@@ -1494,6 +1456,13 @@ BLOSC_EXPORT double blosc_elapsed_nsecs(blosc_timestamp_t start_time, blosc_time
 
 // Seconds from `start_time` to `end_time` (`blosc_set_timestamp`).
 BLOSC_EXPORT double blosc_elapsed_secs(blosc_timestamp_t start_time, blosc_timestamp_t end_time);
+
+// Register a tuner (ids from 160; the same id again is accepted only with
+// the same name, as upstream does).
+//
+// # Safety
+// `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
+BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
 
 // # Safety
 // `codec` is NULL or points to a valid `blosc2_codec` with a NUL-terminated name.
@@ -1901,12 +1870,43 @@ int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
                                  int64_t *stop,
                                  int64_t **chunks_idx);
 
-// Register a tuner (ids from 160; the same id again is accepted only with
-// the same name, as upstream does).
+// Remove a directory and the files in it (a sparse frame).
 //
 // # Safety
-// `tuner` is NULL or points to a valid `blosc2_tuner` with a NUL-terminated name.
-BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
+// `dir_path` is NULL or a C string.
+BLOSC_EXPORT int blosc2_remove_dir(const char *dir_path);
+
+// Remove a frame file or sparse frame directory; a missing path is fine.
+//
+// # Safety
+// `urlpath` is NULL or a C string.
+BLOSC_EXPORT int blosc2_remove_urlpath(const char *urlpath);
+
+// Rename a frame file or directory.
+//
+// # Safety
+// `old_urlpath` and `new_path` are NULL or C strings.
+BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
+
+// Row-major index of item `i` in an array of `shape`.
+//
+// # Safety
+// `shape` and `index` have `ndim` values.
+BLOSC_EXPORT
+void blosc2_unidim_to_multidim(uint8_t ndim,
+                               int64_t *shape,
+                               int64_t i,
+                               int64_t *index);
+
+// Item number of a row-major `index` with `strides`.
+//
+// # Safety
+// `index` and `strides` have `ndim` values; `i` is writable.
+BLOSC_EXPORT
+void blosc2_multidim_to_unidim(const int64_t *index,
+                               int8_t ndim,
+                               const int64_t *strides,
+                               int64_t *i);
 
 // Compress `nblocks` buffers into one VL-block chunk, one block each.
 // Returns the chunk size, 0 when it does not fit in `destsize` bytes, or a

@@ -10,17 +10,17 @@
 //! NULL for optional out pointers; `a` and `b` pick item ranges.
 
 use crate::Knobs;
-use libblosc2_rs_sys::b2nd::{
+use libblosc2_rs_sys::{
     b2nd_free, b2nd_from_cframe, b2nd_get_slice_cbuffer, b2nd_to_cbuffer,
 };
-use libblosc2_rs_sys::blosc1::{
+use libblosc2_rs_sys::{
     blosc1_decompress, blosc1_getitem, blosc2_decompress, blosc2_getitem,
 };
-use libblosc2_rs_sys::chunk::{
+use libblosc2_rs_sys::{
     blosc1_cbuffer_metainfo, blosc1_cbuffer_sizes, blosc1_cbuffer_validate, blosc2_cbuffer_complib,
     blosc2_cbuffer_sizes, blosc2_cbuffer_versions,
 };
-use libblosc2_rs_sys::schunk::{
+use libblosc2_rs_sys::{
     blosc2_schunk_decompress_chunk, blosc2_schunk_free, blosc2_schunk_from_buffer,
     blosc2_schunk_get_slice_buffer, blosc2_schunk_to_buffer, blosc2_vlmeta_get,
     blosc2_vlmeta_get_names,
@@ -50,7 +50,7 @@ impl Opts {
 
 pub fn capi(data: &[u8]) {
     static INIT: std::sync::Once = std::sync::Once::new();
-    INIT.call_once(|| libblosc2_rs_sys::library::blosc2_init());
+    INIT.call_once(|| libblosc2_rs_sys::blosc2_init());
     let mut k = Knobs { data };
     let flags = k.byte();
     let a = k.u16() as i32 - 64;

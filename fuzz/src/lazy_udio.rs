@@ -18,10 +18,10 @@
 
 use crate::Knobs;
 use blosc2_core::frame::sframe;
-use libblosc2_rs_sys::chunk::blosc2_cbuffer_sizes;
-use libblosc2_rs_sys::context::{blosc2_decompress_ctx, blosc2_getitem_ctx};
-use libblosc2_rs_sys::io::blosc2_register_io_cb;
-use libblosc2_rs_sys::schunk::{
+use libblosc2_rs_sys::blosc2_cbuffer_sizes;
+use libblosc2_rs_sys::{blosc2_decompress_ctx, blosc2_getitem_ctx};
+use libblosc2_rs_sys::blosc2_register_io_cb;
+use libblosc2_rs_sys::{
     blosc2_schunk_decompress_chunk, blosc2_schunk_free, blosc2_schunk_get_lazychunk,
     blosc2_schunk_open_offset_udio, blosc2_schunk_open_udio,
 };
@@ -184,7 +184,7 @@ unsafe extern "C" fn mem_destroy(_: *mut c_void) -> c_int {
 fn register() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        libblosc2_rs_sys::library::blosc2_init();
+        libblosc2_rs_sys::blosc2_init();
         for (id, name, copy) in [
             (COPYING, c"fuzz-mem-copying", true),
             (POINTING, c"fuzz-mem-pointing", false),

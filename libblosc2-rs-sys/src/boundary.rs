@@ -6,7 +6,7 @@
 //! `BLOSC_TRACE` set, a trace line on stderr naming the export.
 
 use blosc2_core::error::ErrorKind;
-pub use blosc2_core::trace::{emit as trace, enabled as trace_enabled};
+pub(crate) use blosc2_core::trace::emit as trace;
 
 macro_rules! trace_error {
     ($($arg:tt)*) => {
@@ -25,7 +25,7 @@ pub(crate) use trace_error;
 /// | `double` | NaN |
 /// | `void` | nothing |
 /// | a parameters struct (`blosc2_get_blosc2_*_defaults`) | its defaults |
-pub trait PanicValue {
+pub(crate) trait PanicValue {
     /// The value returned in place of the body's.
     fn on_panic() -> Self;
 }
@@ -49,7 +49,7 @@ impl PanicValue for i16 {
 
 /// An error code as an `int16_t` return (`blosc2_set_nthreads`): every code
 /// is a small negative number, so the fallback is never taken.
-pub fn code_i16(e: ErrorKind) -> i16 {
+pub(crate) fn code_i16(e: ErrorKind) -> i16 {
     i16::try_from(e.code()).unwrap_or(i16::MIN)
 }
 
@@ -106,7 +106,7 @@ defaults_on_panic!(
 /// [`PanicValue`] and, with `BLOSC_TRACE` set, a trace naming the export.
 /// `site` is the type name of a function nested in the export (see
 /// [`ffi!`]), from which the export's name is taken.
-pub fn enter<T: PanicValue>(site: &'static str, body: impl FnOnce() -> T) -> T {
+pub(crate) fn enter<T: PanicValue>(site: &'static str, body: impl FnOnce() -> T) -> T {
     let run = || {
         #[cfg(test)]
         tests::maybe_panic();
@@ -147,7 +147,7 @@ pub(crate) use ffi;
 
 /// A successful core result as the number upstream returns for it: 0 for
 /// `()`, else the count or size itself.
-pub trait CValue<R> {
+pub(crate) trait CValue<R> {
     /// The value, converted to the export's return type.
     fn c_value(self) -> R;
 }
@@ -200,7 +200,7 @@ impl CValue<i64> for usize {
 /// (the export; the core's own trace, when it has one, said why just
 /// before). The return type is the export's.
 #[track_caller]
-pub fn code<R: From<i32>, T: CValue<R>>(r: blosc2_core::error::Result<T>) -> R {
+pub(crate) fn code<R: From<i32>, T: CValue<R>>(r: blosc2_core::error::Result<T>) -> R {
     match r {
         Ok(v) => v.c_value(),
         Err(e) => R::from(err(e)),
@@ -222,7 +222,7 @@ pub(crate) use or_return;
 
 /// Trace and return an error code, the trace located at the caller.
 #[track_caller]
-pub fn err(e: ErrorKind) -> i32 {
+pub(crate) fn err(e: ErrorKind) -> i32 {
     let at = std::panic::Location::caller();
     trace("error", e.message(), at.file(), at.line());
     e.code()
@@ -351,11 +351,11 @@ pub(crate) mod tests {
             typesize: 1,
             ..Default::default()
         };
-        let cctx = crate::context::blosc2_create_cctx(cparams);
+        let cctx = crate::api::context::blosc2_create_cctx(cparams);
         assert!(!cctx.is_null());
         // SAFETY: the buffers are as long as the sizes say.
         let cbytes = unsafe {
-            crate::context::blosc2_compress_ctx(
+            crate::api::context::blosc2_compress_ctx(
                 cctx,
                 src.as_ptr().cast(),
                 1000,
@@ -367,7 +367,9 @@ pub(crate) mod tests {
         let (mut n, mut c, mut b) = (0i32, 0i32, 0i32);
         let sizes = |n: &mut i32, c: &mut i32, b: &mut i32| {
             // SAFETY: a chunk written above; three writable ints.
-            unsafe { crate::chunk::blosc2_cbuffer_sizes(chunk.as_ptr().cast::<c_void>(), n, c, b) }
+            unsafe {
+                crate::api::chunk::blosc2_cbuffer_sizes(chunk.as_ptr().cast::<c_void>(), n, c, b)
+            }
         };
 
         // int
@@ -377,32 +379,36 @@ pub(crate) mod tests {
         assert_eq!((n, c), (1000, cbytes));
         // a pointer
         panic_in_next_export();
-        assert!(crate::context::blosc2_create_cctx(cparams).is_null());
-        let again = crate::context::blosc2_create_cctx(cparams);
+        assert!(crate::api::context::blosc2_create_cctx(cparams).is_null());
+        let again = crate::api::context::blosc2_create_cctx(cparams);
         assert!(!again.is_null());
         // void
         panic_in_next_export();
         // SAFETY: a context created above, freed once.
-        unsafe { crate::context::blosc2_free_ctx(again) };
+        unsafe { crate::api::context::blosc2_free_ctx(again) };
         // (the panic came before the free: this frees it)
         // SAFETY: `again` is still live (the panicking call freed nothing);
         // freed once, here.
-        unsafe { crate::context::blosc2_free_ctx(again) };
+        unsafe { crate::api::context::blosc2_free_ctx(again) };
         // int64_t
         panic_in_next_export();
         // SAFETY: NULL is refused (when the body runs).
         let r = unsafe {
-            crate::schunk::blosc2_schunk_append_buffer(std::ptr::null_mut(), std::ptr::null(), 0)
+            crate::api::schunk::blosc2_schunk_append_buffer(
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                0,
+            )
         };
         assert_eq!(r, -1);
         // a struct returned by value
         panic_in_next_export();
         assert_eq!(
-            crate::context::blosc2_get_blosc2_cparams_defaults().typesize,
+            crate::api::context::blosc2_get_blosc2_cparams_defaults().typesize,
             8
         );
         // SAFETY: created above, freed once.
-        unsafe { crate::context::blosc2_free_ctx(cctx) };
+        unsafe { crate::api::context::blosc2_free_ctx(cctx) };
     }
 
     #[test]

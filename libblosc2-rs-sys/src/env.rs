@@ -10,7 +10,7 @@ use std::ffi::{c_char, CStr};
 /// The `BLOSC_*` variables set when a call starts; `None` where unset or
 /// not a value upstream accepts.
 #[derive(Default, Debug)]
-pub struct Env {
+pub(crate) struct Env {
     /// BLOSC_CLEVEL.
     pub clevel: Option<u8>,
     /// NOSHUFFLE / SHUFFLE / BITSHUFFLE as 0 / 1 / 2.
@@ -152,7 +152,7 @@ fn parse() -> Env {
 }
 
 /// The variables as they are now.
-pub fn env() -> Env {
+pub(crate) fn env() -> Env {
     parse()
 }
 

@@ -19,8 +19,8 @@
 //!   is the caller's to `free`, and is never NULL on success unless upstream
 //!   gives NULL for an empty result there.
 //!
-//! All conversions from pointers to Rust references are in [`ptr`]; every
-//! export's body runs inside the panic boundary in [`boundary`].
+//! All conversions from pointers to Rust references are in `ptr`; every
+//! export's body runs inside the panic boundary in `boundary`.
 
 // Every narrowing of a C value is checked: a size or count that does not fit
 // is an error code, never a wrapped value.
@@ -28,23 +28,20 @@
 pub mod consts;
 pub mod types;
 
-pub mod b2nd;
-pub mod b2nd_shape;
-pub mod blosc1;
-pub mod boundary;
-pub mod chunk;
-pub mod context;
-pub mod context_object;
-pub mod env;
-pub mod frame;
-pub mod handle;
-pub mod io;
-pub mod library;
-pub mod plugins;
-pub mod prefilter;
-pub mod ptr;
-pub mod reading;
-pub mod registry;
-pub mod schunk;
-pub mod tuners;
-pub mod vlblocks;
+mod api;
+mod boundary;
+mod env;
+mod objects;
+mod ptr;
+
+// Every export at the crate root, as C sees them: one flat namespace.
+pub use api::b2nd::*;
+pub use api::blosc1::*;
+pub use api::chunk::*;
+pub use api::context::*;
+pub use api::io::*;
+pub use api::library::*;
+pub use api::plugins::*;
+pub use api::schunk::*;
+pub use api::utilities::*;
+pub use api::vlblocks::*;

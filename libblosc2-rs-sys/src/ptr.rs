@@ -4,7 +4,7 @@
 //! The rules, one per kind of argument (the crate's pointer contract, see
 //! `lib.rs`):
 //! - a buffer or array argument is `(pointer, length)`: NULL is accepted
-//!   only with length 0 (else `BLOSC2_ERROR_NULL_POINTER`: [`slice`],
+//!   only with length 0 (else `BLOSC2_ERROR_NULL_POINTER`: [`slice()`],
 //!   [`bytes`]); each export checks a signed C length before it converts;
 //! - an optional array (NULL meaning "left out", as `b2nd`'s shapes) is
 //!   [`optional`];
@@ -34,7 +34,7 @@ fn fits<T>(n: usize) -> Result<(), ErrorKind> {
 /// # Safety
 /// When `p` is non-NULL and `n > 0`: `p` is aligned for `T` and points to
 /// `n` initialized values that nothing writes for `'a`.
-pub unsafe fn slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], ErrorKind> {
+pub(crate) unsafe fn slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], ErrorKind> {
     if n == 0 {
         return Ok(&[]);
     }
@@ -53,7 +53,7 @@ pub unsafe fn slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], ErrorKind> 
 /// # Safety
 /// When `p` is non-NULL and `n > 0`: `p` is aligned for `T` and points to
 /// `n` initialized values that nothing else reads or writes for `'a`.
-pub unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T], ErrorKind> {
+pub(crate) unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T], ErrorKind> {
     if n == 0 {
         return Ok(&mut []);
     }
@@ -71,8 +71,8 @@ pub unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T], Error
 /// values (none when `n` is 0).
 ///
 /// # Safety
-/// As [`slice`].
-pub unsafe fn optional<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
+/// As [`slice()`].
+pub(crate) unsafe fn optional<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
     if p.is_null() {
         return None;
     }
@@ -83,8 +83,8 @@ pub unsafe fn optional<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
 /// `len` readable bytes at `p` (a C buffer: `void *` and its size).
 ///
 /// # Safety
-/// As [`slice`] for `u8`.
-pub unsafe fn bytes<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], ErrorKind> {
+/// As [`slice()`] for `u8`.
+pub(crate) unsafe fn bytes<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], ErrorKind> {
     // SAFETY: `p` is NULL or has `len` readable bytes, unchanged for 'a,
     // per this function's contract, as slice needs for u8.
     unsafe { slice(p.cast::<u8>(), len) }
@@ -93,8 +93,8 @@ pub unsafe fn bytes<'a>(p: *const c_void, len: usize) -> Result<&'a [u8], ErrorK
 /// `len` writable bytes at `p`.
 ///
 /// # Safety
-/// As [`slice_mut`] for `u8`.
-pub unsafe fn bytes_mut<'a>(p: *mut c_void, len: usize) -> Result<&'a mut [u8], ErrorKind> {
+/// As [`slice_mut()`] for `u8`.
+pub(crate) unsafe fn bytes_mut<'a>(p: *mut c_void, len: usize) -> Result<&'a mut [u8], ErrorKind> {
     // SAFETY: `p` is NULL or has `len` writable bytes, exclusive for 'a,
     // per this function's contract, as slice_mut needs for u8.
     unsafe { slice_mut(p.cast::<u8>(), len) }
@@ -106,7 +106,10 @@ pub unsafe fn bytes_mut<'a>(p: *mut c_void, len: usize) -> Result<&'a mut [u8], 
 /// # Safety
 /// `p` is NULL or readable for `min(srcsize, cbytes)` bytes, and for the
 /// 16 leading bytes that hold `cbytes` when `srcsize >= 16`.
-pub unsafe fn chunk_slice<'a>(p: *const c_void, srcsize: usize) -> Result<&'a [u8], ErrorKind> {
+pub(crate) unsafe fn chunk_slice<'a>(
+    p: *const c_void,
+    srcsize: usize,
+) -> Result<&'a [u8], ErrorKind> {
     if srcsize < MIN_HEADER_LENGTH {
         // SAFETY: `srcsize` readable bytes per the contract.
         return unsafe { bytes(p, srcsize) };
@@ -127,7 +130,7 @@ pub unsafe fn chunk_slice<'a>(p: *const c_void, srcsize: usize) -> Result<&'a [u
 /// A new `malloc` block holding `items`, for C to `free`. Never NULL on
 /// success: no items still allocate one item's room, so a C caller's
 /// `NULL` test only ever means out of memory.
-pub fn malloc_copy<T: Copy>(items: &[T]) -> Result<*mut T, ErrorKind> {
+pub(crate) fn malloc_copy<T: Copy>(items: &[T]) -> Result<*mut T, ErrorKind> {
     let size = std::mem::size_of_val(items)
         .max(std::mem::size_of::<T>())
         .max(1);
@@ -144,12 +147,12 @@ pub fn malloc_copy<T: Copy>(items: &[T]) -> Result<*mut T, ErrorKind> {
 }
 
 /// A new `malloc` block holding one value.
-pub fn malloc_value<T: Copy>(v: T) -> Result<*mut T, ErrorKind> {
+pub(crate) fn malloc_value<T: Copy>(v: T) -> Result<*mut T, ErrorKind> {
     malloc_copy(std::slice::from_ref(&v))
 }
 
 /// A new `malloc`ed C string holding `s` up to its first NUL.
-pub fn malloc_cstr(s: &str) -> Result<*mut c_char, ErrorKind> {
+pub(crate) fn malloc_cstr(s: &str) -> Result<*mut c_char, ErrorKind> {
     let b = s.as_bytes();
     let n = b.iter().position(|&x| x == 0).unwrap_or(b.len());
     let mut v = Vec::with_capacity(n + 1);
@@ -160,7 +163,7 @@ pub fn malloc_cstr(s: &str) -> Result<*mut c_char, ErrorKind> {
 
 /// A new zeroed block of `n` bytes (at least one) for C to `free`, to be
 /// filled in place: zeroed so that it may be viewed as `&mut [u8]` at once.
-pub fn calloc_bytes(n: usize) -> Result<*mut u8, ErrorKind> {
+pub(crate) fn calloc_bytes(n: usize) -> Result<*mut u8, ErrorKind> {
     // SAFETY: a plain allocation.
     let p = unsafe { libc::calloc(n.max(1), 1) }.cast::<u8>();
     if p.is_null() {
@@ -175,7 +178,7 @@ pub fn calloc_bytes(n: usize) -> Result<*mut u8, ErrorKind> {
 /// # Safety
 /// `p` is NULL or NUL-terminated, readable up to its NUL, and unchanged
 /// for `'a`.
-pub unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a str> {
+pub(crate) unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a str> {
     if p.is_null() {
         return None;
     }
@@ -188,7 +191,7 @@ pub unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a str> {
 ///
 /// # Safety
 /// As [`c_str`].
-pub unsafe fn c_str_or_empty<'a>(p: *const c_char) -> &'a str {
+pub(crate) unsafe fn c_str_or_empty<'a>(p: *const c_char) -> &'a str {
     // SAFETY: `p` is NULL or NUL-terminated and unchanged for 'a, as c_str
     // needs.
     unsafe { c_str(p) }.unwrap_or("")
@@ -199,7 +202,7 @@ pub unsafe fn c_str_or_empty<'a>(p: *const c_char) -> &'a str {
 ///
 /// # Safety
 /// `p` is NULL or NUL-terminated and readable up to its NUL.
-pub unsafe fn c_string_lossy(p: *const c_char) -> Option<String> {
+pub(crate) unsafe fn c_string_lossy(p: *const c_char) -> Option<String> {
     if p.is_null() {
         return None;
     }
@@ -215,7 +218,7 @@ pub unsafe fn c_string_lossy(p: *const c_char) -> Option<String> {
 ///
 /// # Safety
 /// As [`c_string_lossy`].
-pub unsafe fn urlpath(p: *const c_char) -> Option<PathBuf> {
+pub(crate) unsafe fn urlpath(p: *const c_char) -> Option<PathBuf> {
     // SAFETY: `p` is NULL or NUL-terminated, as c_string_lossy needs.
     let s = unsafe { c_string_lossy(p) }?;
     Some(PathBuf::from(normalize_urlpath(&s)))
@@ -237,7 +240,7 @@ fn normalize_urlpath(s: &str) -> &str {
 ///
 /// # Safety
 /// As [`c_string_lossy`].
-pub unsafe fn plain_path(p: *const c_char) -> Option<PathBuf> {
+pub(crate) unsafe fn plain_path(p: *const c_char) -> Option<PathBuf> {
     // SAFETY: `p` is NULL or NUL-terminated, as c_string_lossy needs.
     unsafe { c_string_lossy(p) }.map(PathBuf::from)
 }

@@ -12,27 +12,25 @@
 //! `c-tests/null_args.c`; the i64 overflow of b2nd slicing is in
 //! `blosc2-core/tests/fuzz_regressions.rs`.
 
-use libblosc2_rs_sys::b2nd::{
+use libblosc2_rs_sys::blosc2_vlcompress_ctx;
+use libblosc2_rs_sys::consts::*;
+use libblosc2_rs_sys::types::{b2nd_array_t, blosc2_storage};
+use libblosc2_rs_sys::{
     b2nd_create_ctx, b2nd_deserialize_meta, b2nd_empty, b2nd_free, b2nd_free_ctx, b2nd_from_cframe,
     b2nd_to_cbuffer,
 };
-use libblosc2_rs_sys::blosc1::{
-    blosc1_decompress, blosc2_compress, blosc2_decompress, blosc2_getitem,
-};
-use libblosc2_rs_sys::consts::*;
-use libblosc2_rs_sys::context::{
+use libblosc2_rs_sys::{blosc1_decompress, blosc2_compress, blosc2_decompress, blosc2_getitem};
+use libblosc2_rs_sys::{
     blosc2_compress_ctx, blosc2_create_cctx, blosc2_create_dctx, blosc2_decompress_ctx,
     blosc2_free_ctx, blosc2_get_blosc2_cparams_defaults, blosc2_get_blosc2_dparams_defaults,
     blosc2_getitem_ctx,
 };
-use libblosc2_rs_sys::types::{b2nd_array_t, blosc2_storage};
-use libblosc2_rs_sys::vlblocks::blosc2_vlcompress_ctx;
 use std::ffi::c_void;
 use std::ptr;
 
 fn init() {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| libblosc2_rs_sys::library::blosc2_init());
+    ONCE.call_once(|| libblosc2_rs_sys::blosc2_init());
 }
 
 /// A chunk of `data` compressed with `codec`, no filters, one stream per
@@ -408,7 +406,7 @@ fn b2nd_products_past_32_and_64_bits_and_ndim_past_16() {
 ///   result is not memory taken from elsewhere, only a wrong arrangement.
 #[test]
 fn plugins_with_bad_blockshapes() {
-    use libblosc2_rs_sys::schunk::blosc2_schunk_decompress_chunk;
+    use libblosc2_rs_sys::blosc2_schunk_decompress_chunk;
     init();
     const F: i32 = BLOSC2_ERROR_FAILURE;
     const D: i32 = BLOSC2_ERROR_DATA;

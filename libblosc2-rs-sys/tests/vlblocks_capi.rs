@@ -2,12 +2,12 @@
 //! (malloc()ed, released with free()), outputs untouched on failure, and the
 //! reference's return codes on bad arguments and malformed chunks.
 
-use libblosc2_rs_sys::context::{
+use libblosc2_rs_sys::types::blosc2_context;
+use libblosc2_rs_sys::{
     blosc2_create_cctx, blosc2_create_dctx, blosc2_decompress_ctx, blosc2_free_ctx,
     blosc2_get_blosc2_cparams_defaults, blosc2_get_blosc2_dparams_defaults,
 };
-use libblosc2_rs_sys::types::blosc2_context;
-use libblosc2_rs_sys::vlblocks::{
+use libblosc2_rs_sys::{
     blosc2_vlchunk_get_nblocks, blosc2_vlcompress_ctx, blosc2_vldecompress_block_ctx,
     blosc2_vldecompress_ctx,
 };

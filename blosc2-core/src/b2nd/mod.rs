@@ -27,14 +27,14 @@
 //!   `j * blocknitems * typesize ..` of it, items in C order over
 //!   `blockshape`. See [`geometry`].
 //!
-//! In the C API (`libblosc2-rs-sys/src/b2nd.rs`), an array is an `Array<ScPtr>` whose
+//! In the C API (`libblosc2-rs-sys/src/objects/array.rs`), an array is an `Array<ScPtr>` whose
 //! `ScPtr` points to an ordinary schunk handle (`array->sc`):
-//! - `libblosc2_rs_sys::b2nd::create_array(ctx, Fill)` makes a new array from a
+//! - `libblosc2_rs_sys`'s `objects::array::create_array(ctx, Fill)` makes a new array from a
 //!   `b2nd_context_t` (`ctx_ref(ptr)` gives the context's fields);
-//! - `libblosc2_rs_sys::b2nd::new_c_array(Array<ScPtr>)` publishes an array built on a
+//! - `libblosc2_rs_sys`'s `objects::array::new_c_array(Array<ScPtr>)` publishes an array built on a
 //!   schunk handle (`ScPtr::new(schunk_ptr)` + `Array::init` /
 //!   `Array::from_schunk`) as a `*mut b2nd_array_t`;
-//! - `libblosc2_rs_sys::b2nd::with_array(ptr, |a| ...)` runs code on the `Array` behind
+//! - `libblosc2_rs_sys`'s `objects::array::with_array(ptr, |a| ...)` runs code on the `Array` behind
 //!   a `*mut b2nd_array_t` and then refreshes the public struct and the
 //!   schunk's; `read_array(ptr, |a| ...)` is the shared-reference variant
 //!   for reads.
