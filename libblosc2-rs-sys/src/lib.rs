@@ -31,6 +31,7 @@ pub mod types;
 mod api;
 mod boundary;
 mod env;
+mod names;
 mod objects;
 mod ptr;
 

@@ -7,3 +7,4 @@ pub(crate) mod array;
 pub(crate) mod context;
 pub(crate) mod prefilter;
 pub(crate) mod schunk;
+pub(crate) mod tuner;

@@ -12,7 +12,7 @@ pub use slices::*;
 
 use crate::api::schunk::{
     blosc2_schunk_append_file, blosc2_schunk_copy, blosc2_schunk_free, blosc2_schunk_from_buffer,
-    blosc2_schunk_open_offset, blosc2_schunk_to_buffer,
+    blosc2_schunk_new, blosc2_schunk_open_offset, blosc2_schunk_to_buffer,
 };
 use crate::boundary::{err, ffi, or_return};
 use crate::consts::B2ND_MAX_DIM;
@@ -590,4 +590,24 @@ pub unsafe extern "C" fn b2nd_copy(
         }
         0
     })
+}
+
+/// A new array as the context describes it, filled as `fill` says.
+pub(crate) fn create_array(ctx: &Ctx, fill: Fill) -> blosc2_core::error::Result<*mut b2nd_array_t> {
+    let p = ctx.params();
+    geometry::Geometry::new(&p.shape, &p.chunkshape, &p.blockshape)?;
+    // SAFETY: the storage's pointers are NULL or point to live locals.
+    let sc = ctx.with_storage(|st| unsafe { blosc2_schunk_new(st) });
+    // SAFETY: a fresh schunk handle, owned by the array from here on.
+    let Some(scp) = (unsafe { ScPtr::new(sc) }) else {
+        return Err(ErrorKind::Failure);
+    };
+    match Array::init(scp, &p, fill) {
+        Ok(a) => Ok(new_c_array(a)),
+        Err(e) => {
+            // SAFETY: not published, so ours to free.
+            unsafe { blosc2_schunk_free(sc) };
+            Err(e)
+        }
+    }
 }

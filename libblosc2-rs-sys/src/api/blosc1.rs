@@ -4,11 +4,11 @@
 
 use crate::api::context::{decompress_with, getitem_with, io_slices};
 use crate::api::library::{
-    blosc2_set_nthreads, compname_to_code, G_BLOCKSIZE, G_COMPRESSOR, G_DELTA, G_NTHREADS,
-    G_SPLITMODE,
+    blosc2_set_nthreads, G_BLOCKSIZE, G_COMPRESSOR, G_DELTA, G_NTHREADS, G_SPLITMODE,
 };
 use crate::boundary::{code, err, ffi};
 use crate::env::env;
+use crate::names::compname_to_code;
 use crate::objects::context::{build_filters, Kind};
 use crate::ptr::c_str_or_empty;
 use blosc2_core::chunk::params::{CParams, DParams, SplitMode};

@@ -1,15 +1,15 @@
 //! Library-wide calls: init/destroy, names and versions, error strings,
 //! global settings, timestamps.
 
-use crate::api::plugins::global_plugins;
 use crate::boundary::{code_i16, err, ffi};
+use crate::names::{builtin_name, compname_to_code, global_plugin, static_cstr};
 use crate::types::{blosc_threads_callback, blosc_timestamp_t};
 use blosc2_core::error::{cmessage_for_code, ErrorKind};
 use blosc2_core::{codecs, registry};
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::os::raw::c_void;
 use std::sync::atomic::{AtomicBool, AtomicI16, AtomicI32, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Settings of the Blosc1-style global API.
 pub(crate) static G_NTHREADS: AtomicI16 = AtomicI16::new(1);
@@ -82,60 +82,6 @@ pub extern "C" fn blosc2_list_compressors() -> *const c_char {
         }
         .as_ptr()
     })
-}
-
-/// Built-in codec names as C strings, with the code upstream's
-/// `blosc2_compcode_to_compname` returns: -1 for a codec its build left
-/// out, whose name it still gives.
-fn builtin_name(code: i32) -> Option<(i32, &'static CStr)> {
-    let have = u8::try_from(code).is_ok_and(codecs::is_builtin_available);
-    let name = match code {
-        0 => c"blosclz",
-        1 => c"lz4",
-        2 => c"lz4hc",
-        4 => c"zlib",
-        5 => c"zstd",
-        _ => return global_plugins().find(|p| p.0 == code).map(|p| (p.0, p.1)),
-    };
-    Some((if have { code } else { -1 }, name))
-}
-
-fn global_plugin(name: &str) -> Option<i32> {
-    global_plugins()
-        .find(|p| p.1.to_bytes() == name.as_bytes())
-        .map(|p| p.0)
-}
-
-/// Leaked, deduplicated C copies of registered plugin names: C callers keep
-/// the returned pointers forever.
-pub(crate) fn static_cstr(s: &str) -> *const c_char {
-    static NAMES: Mutex<Vec<&'static CStr>> = Mutex::new(Vec::new());
-    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(c) = names.iter().find(|c| c.to_bytes() == s.as_bytes()) {
-        return c.as_ptr();
-    }
-    let c: &'static CStr = Box::leak(
-        CString::new(s.replace('\0', ""))
-            .unwrap_or_default()
-            .into_boxed_c_str(),
-    );
-    names.push(c);
-    c.as_ptr()
-}
-
-pub(crate) fn compname_to_code(name: &str) -> i32 {
-    match name {
-        "blosclz" => 0,
-        "lz4" => 1,
-        "lz4hc" => 2,
-        // a codec the build left out is an unknown name, as upstream's
-        "zlib" if codecs::HAVE_ZLIB => 4,
-        "zstd" if codecs::HAVE_ZSTD => 5,
-        "zlib" | "zstd" => -1,
-        other => global_plugin(other)
-            .or_else(|| registry::find_codec_by_name(other).map(|c| c.id as i32))
-            .unwrap_or(-1),
-    }
 }
 
 /// # Safety

@@ -7,6 +7,7 @@ pub(crate) mod tuners;
 pub use tuners::blosc2_register_tuner;
 
 use crate::boundary::{code, err, ffi};
+use crate::names::global_plugins;
 use crate::ptr::c_str_or_empty;
 use crate::types::{
     blosc2_codec, blosc2_codec_decoder_cb, blosc2_codec_encoder_cb, blosc2_cparams, blosc2_dparams,
@@ -14,7 +15,7 @@ use crate::types::{
 };
 use blosc2_core::error::ErrorKind;
 use blosc2_core::registry::{self, CodecEntry, FilterEntry, PluginContext};
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
 /// The `blosc2_schunk*` a plugin is shown (upstream's `cparams->schunk`).
@@ -321,30 +322,5 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
 /// after `blosc2_destroy`, as upstream's init empties its tables).
 pub(crate) fn forget_user_plugins() {
     registry::forget_user_plugins();
-    crate::api::plugins::tuners::forget();
-}
-
-/// The codecs upstream registers at start-up (ids 32-40), whether or not
-/// they can run: their names and ids are known to the name functions.
-/// Upstream registers them only when built with plugins, and ZFP's only
-/// when it is built too: see [`global_plugins`].
-pub(crate) const GLOBAL_PLUGINS: [(i32, &CStr); 9] = [
-    (32, c"ndlz"),
-    (33, c"zfp_acc"),
-    (34, c"zfp_prec"),
-    (35, c"zfp_rate"),
-    (36, c"openhtj2k"),
-    (37, c"grok"),
-    (38, c"openzl"),
-    (39, c"j2k"),
-    (40, c"htj2k"),
-];
-
-/// The part of [`GLOBAL_PLUGINS`] this build registers.
-pub(crate) fn global_plugins() -> impl Iterator<Item = &'static (i32, &'static CStr)> {
-    let all: &'static [(i32, &CStr)] = &GLOBAL_PLUGINS;
-    all.iter().filter(|p| {
-        blosc2_core::codecs::HAVE_PLUGINS
-            && (blosc2_core::codecs::HAVE_ZFP || !(33..=35).contains(&p.0))
-    })
+    crate::objects::tuner::forget();
 }

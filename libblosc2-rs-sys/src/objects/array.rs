@@ -13,7 +13,6 @@
 //! [`ctx_ref`] reads a `b2nd_context_t*` and [`create_array`] makes a new
 //! array from one.
 
-use crate::api::schunk::{blosc2_schunk_free, blosc2_schunk_new};
 use crate::consts::B2ND_MAX_DIM;
 use crate::objects::schunk::Handle;
 use crate::ptr::c_string_lossy;
@@ -22,7 +21,7 @@ use crate::types::{
     b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams, blosc2_io, blosc2_schunk,
     blosc2_storage, chunk_cache_s,
 };
-use blosc2_core::b2nd::array::{Array, Fill, Params};
+use blosc2_core::b2nd::array::{Array, Params};
 use blosc2_core::b2nd::geometry::Geometry;
 use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::metalayers::Metalayer;
@@ -124,7 +123,7 @@ impl Drop for ArrayHandle {
         let sc = self.arr.holder().as_ptr();
         // SAFETY: the array owns its schunk handle, as upstream's b2nd_free
         // frees `sc`; nothing uses it afterwards (the ScPtr goes with self).
-        unsafe { blosc2_schunk_free(sc) };
+        unsafe { crate::objects::schunk::free_handle(sc) };
     }
 }
 
@@ -276,25 +275,6 @@ impl Ctx {
         }
     }
 
-    /// A new schunk handle with the context's storage (NULL on failure).
-    pub(crate) fn new_schunk(&self) -> *mut blosc2_schunk {
-        let mut cp = self.cparams;
-        let mut dp = self.dparams;
-        let mut io = self.io;
-        let mut st = blosc2_storage {
-            contiguous: self.contiguous,
-            urlpath: self
-                .urlpath
-                .as_ref()
-                .map_or(ptr::null_mut(), |u| u.as_ptr() as *mut c_char),
-            cparams: &mut cp,
-            dparams: dp.as_mut().map_or(ptr::null_mut(), |d| d as *mut _),
-            io: io.as_mut().map_or(ptr::null_mut(), |d| d as *mut _),
-        };
-        // SAFETY: every pointer in `st` is NULL or points to a live local.
-        unsafe { blosc2_schunk_new(&mut st) }
-    }
-
     /// A storage for `blosc2_schunk_copy` into the context's place.
     pub(crate) fn with_storage<T>(&self, f: impl FnOnce(*mut blosc2_storage) -> T) -> T {
         let mut cp = self.cparams;
@@ -322,23 +302,4 @@ pub(crate) unsafe fn ctx_ref<'a>(p: *mut b2nd_context_t) -> Option<&'a mut Ctx> 
     // SAFETY: `p` is NULL or a `Ctx` boxed by b2nd_create_ctx and not yet
     // freed, per this function's contract.
     unsafe { p.cast::<Ctx>().as_mut() }
-}
-
-/// A new array as the context describes it, filled as `fill` says.
-pub(crate) fn create_array(ctx: &Ctx, fill: Fill) -> Result<*mut b2nd_array_t> {
-    let p = ctx.params();
-    Geometry::new(&p.shape, &p.chunkshape, &p.blockshape)?;
-    let sc = ctx.new_schunk();
-    // SAFETY: a fresh schunk handle, owned by the array from here on.
-    let Some(scp) = (unsafe { ScPtr::new(sc) }) else {
-        return Err(ErrorKind::Failure);
-    };
-    match Array::init(scp, &p, fill) {
-        Ok(a) => Ok(new_c_array(a)),
-        Err(e) => {
-            // SAFETY: not published, so ours to free.
-            unsafe { blosc2_schunk_free(sc) };
-            Err(e)
-        }
-    }
 }

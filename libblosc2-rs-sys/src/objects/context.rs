@@ -135,7 +135,7 @@ pub(crate) fn effective_cparams(mut cp: blosc2_cparams) -> Option<blosc2_cparams
         cp.clevel = c;
     }
     if let Some(name) = &e.compressor {
-        let Ok(code @ 0..6) = u8::try_from(crate::api::library::compname_to_code(name)) else {
+        let Ok(code @ 0..6) = u8::try_from(crate::names::compname_to_code(name)) else {
             trace_error!("User defined codecs cannot be set here. Use Blosc2 mechanism instead.");
             return None;
         };
@@ -180,7 +180,7 @@ fn filters_defined(filters: &[u8; 6]) -> bool {
 /// user's (undefined filters, unknown tuners): callers that make files
 /// check first, as upstream makes the context before the frame.
 pub(crate) fn cctx_refused(cparams: &blosc2_cparams) -> bool {
-    !filters_accepted(&cparams.filters) || !crate::api::plugins::tuners::known(cparams.tuner_id)
+    !filters_accepted(&cparams.filters) || !crate::objects::tuner::known(cparams.tuner_id)
 }
 
 fn filters_accepted(filters: &[u8; 6]) -> bool {
@@ -216,7 +216,7 @@ pub(crate) fn new_cctx(cparams: blosc2_cparams) -> Option<Box<Context>> {
         ctx.cparams.preparams = std::ptr::null_mut();
     }
     // last, as upstream: the tuner's init sees the finished context
-    comp.tuner = crate::api::plugins::tuners::attach(cp.tuner_id, cp.tuner_params, handle).ok()?;
+    comp.tuner = crate::objects::tuner::attach(cp.tuner_id, cp.tuner_params, handle).ok()?;
     ctx.template = Kind::Compress(Box::new(comp.fork()));
     *ctx.kind.get_mut().unwrap_or_else(|p| p.into_inner()) = Kind::Compress(Box::new(comp));
     Some(ctx)

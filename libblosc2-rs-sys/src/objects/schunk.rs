@@ -688,3 +688,29 @@ pub(crate) unsafe fn reading<'a>(schunk: *mut blosc2_schunk) -> Result<Reading<'
     }
     Ok(r)
 }
+
+/// Free a handle and what it owns (`blosc2_schunk_free`, and an array's
+/// own schunk): 0, or an error code when the I/O backend could not release
+/// its resources (everything is freed either way).
+///
+/// # Safety
+/// `schunk` is NULL or a live handle of this library (from
+/// `Handle::into_c`), not used afterwards.
+pub(crate) unsafe fn free_handle(schunk: *mut blosc2_schunk) -> c_int {
+    if schunk.is_null() {
+        return 0;
+    }
+    // SAFETY: the pointer came from Handle::into_c and is given back once.
+    let mut h = unsafe { Box::from_raw(schunk.cast::<Handle>()) };
+    // everything is freed either way; a backend that could not release
+    // its resources is reported (upstream returns 1 there, we an error
+    // code like every other failure)
+    let rc = h.destroy_io();
+    drop(h);
+    if rc < 0 {
+        blosc2_core::trace_error!("Could not free the I/O resources.");
+        ErrorKind::Failure.code()
+    } else {
+        0
+    }
+}

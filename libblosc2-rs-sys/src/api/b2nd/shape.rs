@@ -4,9 +4,10 @@
 //! `b2nd::reshape` / `b2nd::orthogonal` code; this file converts pointers.
 
 use crate::api::b2nd::b2nd_copy;
+use crate::api::b2nd::create_array;
 use crate::api::schunk::{blosc2_schunk_get_cparams, blosc2_schunk_get_dparams};
 use crate::boundary::{code, err, ffi};
-use crate::objects::array::{array_handle, create_array, with_array, Ctx};
+use crate::objects::array::{array_handle, with_array, Ctx};
 use crate::ptr::{bytes, bytes_mut, slice};
 use crate::types::{b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams};
 use blosc2_core::b2nd::array::{Array, Fill, Params};

@@ -12,7 +12,7 @@ use blosc2_core::error::ErrorKind;
 use std::ffi::{c_int, c_void};
 use std::ptr::{self};
 
-use super::{b2nd_free, create_with};
+use super::{b2nd_free, create_array, create_with};
 use crate::objects::array::*;
 /// New array from the C-order items of `buffer`.
 ///

@@ -352,21 +352,8 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
     ffi!({
-        if schunk.is_null() {
-            return 0;
-        }
-        // SAFETY: the pointer came from Handle::into_c and is given back once.
-        let mut h = unsafe { Box::from_raw(schunk.cast::<Handle>()) };
-        // everything is freed either way; a backend that could not release
-        // its resources is reported (upstream returns 1 there, we an error
-        // code like every other failure)
-        let rc = h.destroy_io();
-        drop(h);
-        if rc < 0 {
-            trace_error!("Could not free the I/O resources.");
-            ErrorKind::Failure.code()
-        } else {
-            0
-        }
+        // SAFETY: `schunk` is NULL or a live handle of this library, given
+        // back once, per the contract.
+        unsafe { crate::objects::schunk::free_handle(schunk) }
     })
 }
