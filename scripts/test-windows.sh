@@ -80,7 +80,7 @@ finish() {
 }
 # Nothing could run: exit 77, which run-tests.sh reports as a SKIP.
 skip_all() {
-    for p in clippy test clib layout c-tests interop; do
+    for p in clippy test clib layout b2 c-tests interop; do
         record "SKIP windows $p: $1"
     done
     echo "RESULT: SKIP"
@@ -180,7 +180,7 @@ if cmake=$(sh scripts/ensure-cmake.sh 2>/dev/null); then
     cmake_env="CMAKE=$cmake"
 fi
 # shellcheck disable=SC2086
-if env $cmake_env $CARGO build --profile emulated -p libblosc2-rs-cdylib --target $triple $features \
+if env $cmake_env $CARGO build --profile emulated -p libblosc2-rs-cdylib -p blosc2-cli --target $triple $features \
     >"$logs/windows-clib.log" 2>&1 &&
     rm -rf "$prefix" &&
     make install-files PREFIX="$prefix" TARGET=$triple SRC_SO="$out/libblosc2.so" \
@@ -190,6 +190,7 @@ if env $cmake_env $CARGO build --profile emulated -p libblosc2-rs-cdylib --targe
 else
     record "FAIL windows clib ($(elapsed "$t0"); build/logs/windows-clib.log)"
     record "SKIP windows layout: no C library"
+    record "SKIP windows b2: no C library"
     record "SKIP windows c-tests: no C library"
     record "SKIP windows interop: no C library"
     nfail=$((nfail + 1))
@@ -220,6 +221,36 @@ if [ -z "$bad" ]; then
     record "PASS windows layout: $nexp exports, libblosc2.dll named by its import library ($(elapsed "$t0"))"
 else
     record "FAIL windows layout:$bad (build/windows/foreign-exports.txt)"
+    nfail=$((nfail + 1))
+fi
+
+# --- b2.exe, as installed ----------------------------------------------------
+# A user's first minutes on Windows: compress a file, look at it, verify
+# it, get it back byte for byte, and an array with a dtype.
+t0=$(date +%s)
+bw=$wdir/b2
+rm -rf "$bw"
+mkdir -p "$bw"
+seq 1 200000 >"$bw/numbers.txt"
+b2w() { (cd "$bw" && WINEPATH="$(winpath "$stub")" $wine "$prefix/bin/b2.exe" "$@"); }
+bad=""
+if [ ! -f "$prefix/bin/b2.exe" ]; then
+    bad=" bin/b2.exe not installed"
+else
+    b2w compress numbers.txt numbers.b2frame >"$logs/windows-b2.log" 2>&1 || bad="$bad compress"
+    b2w info numbers.b2frame >>"$logs/windows-b2.log" 2>&1 || bad="$bad info"
+    b2w verify numbers.b2frame >>"$logs/windows-b2.log" 2>&1 || bad="$bad verify"
+    b2w decompress numbers.b2frame numbers.out >>"$logs/windows-b2.log" 2>&1 || bad="$bad decompress"
+    cmp -s "$bw/numbers.txt" "$bw/numbers.out" || bad="$bad round-trip-differs"
+    head -c 80000 "$bw/numbers.txt" >"$bw/a.bin"
+    b2w compress --dtype '<f8' --shape 100,100 a.bin a.b2nd >>"$logs/windows-b2.log" 2>&1 || bad="$bad compress-array"
+    b2w decompress a.b2nd a.out >>"$logs/windows-b2.log" 2>&1 || bad="$bad decompress-array"
+    cmp -s "$bw/a.bin" "$bw/a.out" || bad="$bad array-round-trip-differs"
+fi
+if [ -z "$bad" ]; then
+    record "PASS windows b2: compress, info, verify, decompress of a frame and an array ($(elapsed "$t0"))"
+else
+    record "FAIL windows b2:$bad ($(elapsed "$t0"); build/logs/windows-b2.log)"
     nfail=$((nfail + 1))
 fi
 
