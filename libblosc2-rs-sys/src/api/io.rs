@@ -5,7 +5,9 @@
 
 use crate::boundary::{const_u8, ffi, trace_error};
 use crate::consts::{BLOSC2_IO_FILESYSTEM, BLOSC2_IO_FILESYSTEM_MMAP, BLOSC2_IO_REGISTERED};
-use crate::types::{blosc2_io, blosc2_io_cb, blosc2_stdio_file, blosc2_stdio_mmap};
+use crate::types::{
+    blosc2_destroy_cb, blosc2_io, blosc2_io_cb, blosc2_stdio_file, blosc2_stdio_mmap,
+};
 use blosc2_core::error::{ErrorKind, Result};
 use blosc2_core::io::{Backend, Mode, Stream};
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -698,15 +700,20 @@ pub(crate) fn backend_for(io: &blosc2_io) -> Result<Arc<dyn Backend>> {
     }))
 }
 
-/// Release a backend's params as upstream does when a super-chunk is freed
-/// or fails to open (`io_cb->destroy(io->params)`); the callback's code.
+/// The `destroy` of the backend `io` names (NULL when none): a handle
+/// keeps it and runs it once when it is freed, as upstream's
+/// `blosc2_schunk_free` runs `io_cb->destroy`.
+pub(crate) fn destroy_cb(io: &blosc2_io) -> blosc2_destroy_cb {
+    // SAFETY: registry entries are leaked boxes, valid forever.
+    find(io.id).and_then(|cb| unsafe { (*cb).destroy })
+}
+
+/// Run the `destroy` of the backend `io` names on its params (a handle
+/// that could not be made hands them back); its code, 0 without one.
 pub(crate) fn destroy_params(io: &blosc2_io) -> c_int {
-    if let Some(cb) = find(io.id) {
-        // SAFETY: registry entries are valid forever.
-        if let Some(d) = unsafe { (*cb).destroy } {
-            // SAFETY: the params the user handed over with this backend.
-            return unsafe { d(io.params) };
-        }
+    match destroy_cb(io) {
+        // SAFETY: the params the user handed over with this backend.
+        Some(d) => unsafe { d(io.params) },
+        None => 0,
     }
-    0
 }

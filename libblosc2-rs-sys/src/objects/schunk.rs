@@ -27,8 +27,8 @@
 
 use crate::objects::context::{new_cctx, new_dctx, Context, Kind};
 use crate::types::{
-    blosc2_cparams, blosc2_dparams, blosc2_frame, blosc2_io, blosc2_metalayer, blosc2_schunk,
-    blosc2_storage,
+    blosc2_cparams, blosc2_destroy_cb, blosc2_dparams, blosc2_frame, blosc2_io, blosc2_metalayer,
+    blosc2_schunk, blosc2_storage,
 };
 use blosc2_core::chunk::{Compressor, Decompressor};
 use blosc2_core::error::ErrorKind;
@@ -94,8 +94,10 @@ pub(crate) struct Handle {
     pub(crate) gate: crate::objects::schunk::Gate,
     /// Reads of this handle under way.
     pub(crate) readers: std::sync::atomic::AtomicUsize,
-    /// Whether the backend's `destroy` ran (see [`Handle::destroy_io`]).
-    io_destroyed: bool,
+    /// The backend's `destroy` (its registry entry's, found when the
+    /// handle was made: ids are never re-registered with other functions),
+    /// taken when it runs (see [`Handle::destroy_io`]).
+    io_destroy: blosc2_destroy_cb,
 }
 
 fn cmeta(m: &blosc2_core::metalayers::Metalayer) -> CMeta {
@@ -122,6 +124,7 @@ impl Handle {
         cp: blosc2_cparams,
         dp: blosc2_dparams,
         io: blosc2_io,
+        io_destroy: blosc2_destroy_cb,
     ) -> Box<Handle> {
         // SAFETY: blosc2_schunk is plain C data (integers and raw pointers)
         // for which all-zero bytes are a valid value, as upstream's calloc.
@@ -141,7 +144,7 @@ impl Handle {
             vlmetas: Vec::new(),
             cframe: ptr::null_mut(),
             avoid_cframe_free: false,
-            io_destroyed: false,
+            io_destroy,
             data: Vec::new(),
             specials: Vec::new(),
             gate: Default::default(),
@@ -370,10 +373,12 @@ impl Handle {
     /// Release the backend's params (`io_cb->destroy`) once; its code, so
     /// `blosc2_schunk_free` can report a failure as upstream does.
     pub(crate) fn destroy_io(&mut self) -> c_int {
-        if std::mem::replace(&mut self.io_destroyed, true) {
-            return 0;
+        match self.io_destroy.take() {
+            // SAFETY: a registered backend's destroy, given the params the
+            // user handed over with that backend, once.
+            Some(d) => unsafe { d(self.io.params) },
+            None => 0,
         }
-        crate::api::io::destroy_params(&self.io)
     }
 
     /// Whether the compression context could be made (a tuner's init may

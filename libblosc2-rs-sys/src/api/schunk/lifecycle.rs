@@ -98,7 +98,7 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
             if unsafe { locking_requested(&io) } {
                 core.enable_locking();
             }
-            let h = Handle::new(core, cp, dp, io);
+            let h = Handle::new(core, cp, dp, io, crate::api::io::destroy_cb(&io));
             // a tuner's init may still refuse the context
             if !h.has_cctx() {
                 trace_error!("Could not create compression ctx");
@@ -133,7 +133,7 @@ fn adopt(core: SuperChunk, io: blosc2_io) -> Box<Handle> {
         nthreads,
         ..blosc2_dparams::default()
     };
-    Handle::new(core, cp, dp, io)
+    Handle::new(core, cp, dp, io, crate::api::io::destroy_cb(&io))
 }
 
 /// Open a super-chunk from a contiguous frame in memory.
@@ -339,7 +339,13 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
                 },
                 io: backend(&io)?,
             })?;
-            Ok(Handle::new(core, c, dp, io))
+            Ok(Handle::new(
+                core,
+                c,
+                dp,
+                io,
+                crate::api::io::destroy_cb(&io),
+            ))
         })())
     })
 }
