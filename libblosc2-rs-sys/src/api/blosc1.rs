@@ -6,7 +6,7 @@ use crate::api::context::{decompress_with, getitem_with, io_slices};
 use crate::api::library::{
     blosc2_set_nthreads, G_BLOCKSIZE, G_COMPRESSOR, G_DELTA, G_NTHREADS, G_SPLITMODE,
 };
-use crate::boundary::{code, err, ffi};
+use crate::boundary::{code, err, ffi, or_return};
 use crate::env::env;
 use crate::names::compname_to_code;
 use crate::objects::context::{build_filters, Kind};
@@ -90,10 +90,7 @@ pub unsafe extern "C" fn blosc2_compress(
         };
         // SAFETY: `src` has `srcsize` readable and `dest` `destsize` writable
         // bytes, per this function's contract.
-        let (s, d) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
-            Ok(v) => v,
-            Err(e) => return err(e),
-        };
+        let (s, d) = or_return!(unsafe { io_slices(src, srcsize, dest, destsize) });
         CCTX.with(|cell| {
             let mut slot = cell.borrow_mut();
             let comp = match slot.as_mut() {

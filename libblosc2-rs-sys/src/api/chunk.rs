@@ -98,10 +98,7 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(
         }
         // SAFETY: `cbuffer` has `cbytes` (>= 16, checked) readable bytes, per
         // this function's contract.
-        let h = match unsafe { min_header(cbuffer) } {
-            Ok(h) => h,
-            Err(e) => return err(e),
-        };
+        let h = or_return!(unsafe { min_header(cbuffer) });
         if h.cbytes as usize != cbytes {
             return err(ErrorKind::InvalidHeader);
         }

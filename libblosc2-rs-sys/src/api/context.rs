@@ -158,10 +158,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         };
         // SAFETY: `src` has `srcsize` readable and `dest` `destsize` writable
         // bytes, per this function's contract.
-        let (src, dest) = match unsafe { io_slices(src, srcsize, dest, destsize) } {
-            Ok(v) => v,
-            Err(e) => return err(e),
-        };
+        let (src, dest) = or_return!(unsafe { io_slices(src, srcsize, dest, destsize) });
         c.with_kind(|k| {
             let Kind::Compress(comp) = k else {
                 trace_error!("Context is not meant for compression.  Giving up.");
@@ -237,12 +234,9 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         };
         // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for
         // upstream; `src` has `srcsize` readable bytes, per the contract.
-        let lazy = match unsafe {
+        let lazy = or_return!(unsafe {
             crate::objects::schunk::resolve_lazy(c.dparams.schunk, src, srcsize, None)
-        } {
-            Ok(l) => l,
-            Err(e) => return err(e),
-        };
+        });
         let (src, srcsize) = or_return!(chunk_or_lazy(lazy.as_deref(), src, srcsize));
         c.with_kind(|k| {
             let Kind::Decompress(d) = k else {
@@ -301,10 +295,7 @@ pub(crate) unsafe fn decompress_with(
     // that is less, per the contract.
     let s = or_return!(unsafe { chunk_slice(src, srcsize as usize) });
     // Only the chunk's own nbytes may be written, whatever destsize says.
-    let header = match blosc2_core::chunk::ChunkHeader::read(s) {
-        Ok(h) => h,
-        Err(e) => return err(e),
-    };
+    let header = or_return!(blosc2_core::chunk::ChunkHeader::read(s));
     let nbytes = header.nbytes.max(0) as usize;
     if nbytes > destsize as usize {
         return err(ErrorKind::WriteBuffer);
@@ -337,17 +328,14 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         };
         // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for
         // upstream; `src` has `srcsize` readable bytes, per the contract.
-        let lazy = match unsafe {
+        let lazy = or_return!(unsafe {
             crate::objects::schunk::resolve_lazy(
                 c.dparams.schunk,
                 src,
                 srcsize,
                 Some((start, nitems, false)),
             )
-        } {
-            Ok(l) => l,
-            Err(e) => return err(e),
-        };
+        });
         let (src, srcsize) = or_return!(chunk_or_lazy(lazy.as_deref(), src, srcsize));
         c.with_kind(|k| {
             if let Kind::Decompress(d) = k {
@@ -385,17 +373,14 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         };
         // SAFETY: `dparams.schunk` is NULL or a live super-chunk, as for
         // upstream; `src` has `srcsize` readable bytes, per the contract.
-        let lazy = match unsafe {
+        let lazy = or_return!(unsafe {
             crate::objects::schunk::resolve_lazy(
                 c.dparams.schunk,
                 src,
                 srcsize,
                 Some((start, nbytes, true)),
             )
-        } {
-            Ok(l) => l,
-            Err(e) => return err(e),
-        };
+        });
         let (src, srcsize) = or_return!(chunk_or_lazy(lazy.as_deref(), src, srcsize));
         c.with_kind(|k| {
             if let Kind::Decompress(d) = k {

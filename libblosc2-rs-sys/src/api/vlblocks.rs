@@ -6,7 +6,7 @@
 //! written to the output parameters when a call fails, and on failure every
 //! block allocated by the call has been freed again.
 
-use crate::boundary::{code, err, ffi, trace_error};
+use crate::boundary::{code, err, ffi, or_return, trace_error};
 use crate::objects::context::{Context, Kind};
 use crate::ptr::{bytes, bytes_mut, calloc_bytes, slice};
 use crate::types::{blosc2_context, blosc2_schunk};
@@ -110,10 +110,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
             // SAFETY: `srcs` and `srcsizes` (non-NULL) hold `nblocks` entries,
             // per the contract.
             let (ptrs, sizes) =
-                match unsafe { slice(srcs, n).and_then(|p| Ok((p, slice(srcsizes, n)?))) } {
-                    Ok(v) => v,
-                    Err(e) => return err(e),
-                };
+                or_return!(unsafe { slice(srcs, n).and_then(|p| Ok((p, slice(srcsizes, n)?))) });
             let mut blocks = Vec::with_capacity(n);
             let mut total = 0i64;
             for (i, (&p, &len)) in ptrs.iter().zip(sizes).enumerate() {
@@ -185,12 +182,10 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
             }
             let mut owned = None;
             // SAFETY: `srcsize` readable bytes per the contract.
-            let vl = match unsafe { full_chunk(c.dparams.schunk, src, srcsize, &mut owned) }
-                .and_then(VlChunk::parse)
-            {
-                Ok(v) => v,
-                Err(e) => return err(e),
-            };
+            let vl = or_return!(
+                unsafe { full_chunk(c.dparams.schunk, src, srcsize, &mut owned) }
+                    .and_then(VlChunk::parse)
+            );
             let n = vl.nblocks();
             let count = match c_int::try_from(n) {
                 Ok(count) if count <= maxblocks => count,
@@ -274,10 +269,7 @@ pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
             return err(ErrorKind::InvalidParam);
         }
         // SAFETY: `srcsize` readable bytes per the contract.
-        let h = match unsafe { chunk_at(src, srcsize) }.and_then(ChunkHeader::read) {
-            Ok(h) => h,
-            Err(e) => return err(e),
-        };
+        let h = or_return!(unsafe { chunk_at(src, srcsize) }.and_then(ChunkHeader::read));
         if !h.is_vlblocks() {
             trace_error!("Chunk does not use VL blocks.");
             return err(ErrorKind::InvalidParam);
@@ -307,11 +299,9 @@ unsafe fn block_with(
     }
     let mut owned = None;
     // SAFETY: `srcsize` readable bytes per the contract.
-    let vl = match unsafe { full_chunk(schunk, src, srcsize, &mut owned) }.and_then(VlChunk::parse)
-    {
-        Ok(v) => v,
-        Err(e) => return err(e),
-    };
+    let vl = or_return!(
+        unsafe { full_chunk(schunk, src, srcsize, &mut owned) }.and_then(VlChunk::parse)
+    );
     if nblock < 0 || nblock as usize >= vl.nblocks() {
         trace_error!("nblock ({nblock}) out of range [0, {}).", vl.nblocks());
         return err(ErrorKind::InvalidParam);

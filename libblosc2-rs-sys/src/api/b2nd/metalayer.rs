@@ -24,10 +24,7 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
         let Some(h) = (unsafe { array_handle(array) }) else {
             return err(ErrorKind::NullPointer);
         };
-        let m = match blosc2_core::b2nd::array::read_meta(h.arr.schunk()) {
-            Ok(m) => m,
-            Err(e) => return err(e),
-        };
+        let m = or_return!(blosc2_core::b2nd::array::read_meta(h.arr.schunk()));
         let join = |v: Vec<String>| v.join(", ");
         let mut s = format!(
             "b2nd metalayer parameters:\n Ndim:       {}\n shape:      {}\n chunkshape: {}",
@@ -115,10 +112,7 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
         };
         // SAFETY: NULL or a C string per the contract.
         let d = unsafe { c_string_lossy(dtype) };
-        let m = match meta::serialize(s, c, b, d.as_deref(), dtype_format) {
-            Ok(m) => m,
-            Err(e) => return err(e),
-        };
+        let m = or_return!(meta::serialize(s, c, b, d.as_deref(), dtype_format));
         // the core keeps the dtype's length within int32_t, not the whole
         let len = or_return!(c_int::try_from(m.len()).map_err(|_| ErrorKind::Failure));
         let p = or_return!(malloc_copy(&m));
@@ -182,10 +176,7 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
             }
             _ => buf,
         };
-        let (m, used) = match meta::deserialize(buf) {
-            Ok(x) => x,
-            Err(e) => return err(e),
-        };
+        let (m, used) = or_return!(meta::deserialize(buf));
         // at most `smeta_len` bytes were read
         let used = or_return!(c_int::try_from(used).map_err(|_| ErrorKind::Failure));
         let n = m.ndim();

@@ -6,7 +6,7 @@
 use crate::api::b2nd::b2nd_copy;
 use crate::api::b2nd::create_array;
 use crate::api::schunk::{blosc2_schunk_get_cparams, blosc2_schunk_get_dparams};
-use crate::boundary::{code, err, ffi};
+use crate::boundary::{code, err, ffi, or_return};
 use crate::objects::array::{array_handle, with_array, Ctx};
 use crate::ptr::{bytes, bytes_mut, slice};
 use crate::types::{b2nd_array_t, b2nd_context_t, blosc2_cparams, blosc2_dparams};
@@ -279,19 +279,10 @@ unsafe fn new_view(
     }
     // SAFETY: live array.
     let plan = unsafe { with_array(array, |a| geometry(a)) };
-    let (params, same_layout) = match plan {
-        Ok(p) => p,
-        Err(e) => return err(e),
-    };
+    let (params, same_layout) = or_return!(plan);
     // SAFETY: live array.
-    let ctx = match unsafe { view_ctx(array, &params) } {
-        Ok(c) => c,
-        Err(e) => return err(e),
-    };
-    let out = match create_array(&ctx, Fill::Zeros) {
-        Ok(o) => o,
-        Err(e) => return err(e),
-    };
+    let ctx = or_return!(unsafe { view_ctx(array, &params) });
+    let out = or_return!(create_array(&ctx, Fill::Zeros));
     // SAFETY: two distinct live arrays (`out` is brand new).
     let r = unsafe {
         with_array(array, |a| {

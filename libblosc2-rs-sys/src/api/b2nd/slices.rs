@@ -221,10 +221,7 @@ pub(crate) unsafe fn slice_into_new(
     if c.cparams.typesize != h.arr.typesize() {
         return err(ErrorKind::InvalidParam);
     }
-    let a = match create_array(c, Fill::Zeros) {
-        Ok(a) => a,
-        Err(e) => return err(e),
-    };
+    let a = or_return!(create_array(c, Fill::Zeros));
     // SAFETY: the fresh array.
     let r = unsafe { with_array(a, |dst| h.arr.copy_into(dst, start)) };
     h.sync();

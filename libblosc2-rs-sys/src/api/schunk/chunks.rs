@@ -238,14 +238,11 @@ unsafe fn get_chunk_impl(
             set_current_nchunk(schunk, nchunk);
         }
     }
-    let c = match if lazy {
+    let c = or_return!(if lazy {
         h.core.lazy_chunk(nchunk)
     } else {
         h.core.chunk(nchunk)
-    } {
-        Ok(c) => c,
-        Err(e) => return err(e),
-    };
+    });
     // a chunk's cbytes is an int32_t, so this only refuses a damaged one
     let Ok(len) = c_int::try_from(c.len()) else {
         return err(ErrorKind::MaxBufsizeExceeded);

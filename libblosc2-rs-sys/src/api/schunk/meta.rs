@@ -205,10 +205,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
         let Some(i) = blosc2_core::metalayers::find(&h.core.vlmetalayers, n) else {
             return ErrorKind::NotFound.code();
         };
-        let v = match h.core.vlmeta_get(n) {
-            Ok(v) => v,
-            Err(e) => return err(e),
-        };
+        let v = or_return!(h.core.vlmeta_get(n));
         // the content is one chunk's data, whose nbytes is an int32_t
         let Ok(len) = i32::try_from(v.len()) else {
             return err(ErrorKind::MaxBufsizeExceeded);
